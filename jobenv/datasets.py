@@ -1,0 +1,337 @@
+"""Dataset layouts on disk and the download/import of JobBench and JobTasks.
+
+Layouts read (all tolerant of the real variations):
+
+- the local tree ``<root>/<occupation>/taskN/`` (what jobenv writes, and the official ``dataset/<split>/``);
+- the Hub's raw snapshot: ``dataset/`` is main, ``dataset_easy/`` is easy;
+- the parquet export (``tasks.parquet`` / ``easy.parquet``: ``task_id``, ``prompt``, ``rubric_json``,
+  ``reference_files``, ``task_card``), materialised into a task tree;
+- the JobTasks layout: any directory holding ``task_folder/TASK_INSTRUCTIONS.txt`` and a rubric file
+  (``RUBRICS.json`` or one under ``ground_truth/``), occupation from ``meta.json`` or the parent folder.
+
+Downloads go through ``huggingface_hub.snapshot_download`` pinned to a revision, are mapped to the local
+tree under the data directory, validated task by task, and recorded in a manifest with per-file sha256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from .errors import DatasetNotFoundError, JobenvError, TaskFormatError
+from .tasks import _TASK_FOLDER_RE, INSTRUCTIONS_FILE, RUBRICS_FILE, SCHEMA_VERSION, Task, load_task_dir, parse_rubrics
+
+__all__ = [
+    "JOBBENCH_REPO_ID",
+    "JOBBENCH_DEFAULT_REVISION",
+    "JOBTASKS_REPO_ID",
+    "EXPECTED_COUNTS",
+    "DatasetManifest",
+    "data_dir",
+    "load_tree",
+    "discover_task_dirs",
+    "load_parquet",
+    "import_snapshot",
+    "download",
+    "read_manifest",
+    "cli_download",
+]
+
+JOBBENCH_REPO_ID = "JobBench/job-bench"
+# A published revision of JobBench/job-bench; pass --revision to use another. Maintainers fix tasks
+# after reports, so a download is always pinned and its resolved SHA is written to the manifest.
+JOBBENCH_DEFAULT_REVISION = "934d4c93542c24926d0957ed6feecd6bbd922c41"
+# JobTasks lives on OpenReward; where a Hub mirror exists its id is configurable here or with --repo-id.
+JOBTASKS_REPO_ID = os.environ.get("JOBENV_JOBTASKS_REPO", "GeneralReasoning/JobTasks")
+EXPECTED_COUNTS = {"main": 65, "easy": 63}
+HUB_SPLIT_FOLDERS = {"dataset": "main", "dataset_easy": "easy"}
+MANIFEST = "manifest.json"
+
+class DatasetManifest(BaseModel):
+    """What a download or import put on disk (``<data dir>/<dataset>/manifest.json``)."""
+
+    schema_version: int = SCHEMA_VERSION
+    dataset: str
+    repo_id: str
+    revision: str
+    created_unix: float = Field(default_factory=time.time)
+    counts: dict[str, int] = Field(default_factory=dict)
+    invalid: dict[str, str] = Field(default_factory=dict, description="task uid -> validation error")
+    files: dict[str, str] = Field(default_factory=dict, description="relative path -> sha256")
+
+
+def data_dir() -> Path:
+    """``$JOBENV_DATA`` if set, else ``~/.cache/jobenv``."""
+    env = os.environ.get("JOBENV_DATA")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "jobenv"
+
+
+def read_manifest(dataset_root: Path) -> DatasetManifest | None:
+    """The manifest of a downloaded dataset, or None when absent. A corrupt manifest raises TaskFormatError."""
+    path = dataset_root / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        return DatasetManifest.model_validate_json(path.read_text(encoding="utf-8"))
+    except Exception as exc:  # pydantic ValidationError or bad JSON: one clear line
+        raise TaskFormatError(f"{path}: not a valid jobenv manifest ({type(exc).__name__}); re-run the download") from None
+
+
+def discover_task_dirs(root: Path) -> list[Path]:
+    """Every task directory below ``root``: a folder with ``task_folder/TASK_INSTRUCTIONS.txt``."""
+    return sorted(p.parent.parent for p in root.rglob(f"task_folder/{INSTRUCTIONS_FILE}") if p.is_file())
+
+
+def _task_number(name: str) -> int | None:
+    m = _TASK_FOLDER_RE.match(name)
+    return int(m.group(1)) if m else None
+
+
+def load_tree(root: Path, split: str, *, skip: set[str] | frozenset[str] = frozenset()) -> list[Task]:
+    """Load every task below ``root`` in stable order (occupation, then task number).
+
+    Works on ``<root>/<occupation>/taskN/`` and on JobTasks-style trees (occupation taken from
+    ``meta.json``'s ``occupation`` when present). Task uids in ``skip`` (known invalid) are left out.
+    Raises DatasetNotFoundError when ``root`` does not exist and TaskFormatError (naming the file) on
+    the first malformed task.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise DatasetNotFoundError(f"{root}: no such directory")
+    tasks: list[Task] = []
+    for task_dir in discover_task_dirs(root):
+        number = _task_number(task_dir.name)
+        if number is None:
+            raise TaskFormatError(f"{task_dir}: task folder name must be 'taskN'")
+        occupation = task_dir.parent.name if task_dir.parent != root else "general"
+        meta_path = task_dir / "meta.json"
+        if meta_path.is_file():
+            try:
+                occupation = str(json.loads(meta_path.read_text(encoding="utf-8")).get("occupation") or occupation)
+            except (ValueError, AttributeError):
+                pass  # load_task_dir reports the broken meta.json with its path
+        if f"{split}/{occupation}/task{number}" in skip:
+            continue
+        tasks.append(load_task_dir(task_dir, split, occupation))
+    tasks.sort(key=lambda t: (t.occupation, t.number))
+    seen: set[str] = set()
+    for t in tasks:
+        if t.id in seen:
+            raise TaskFormatError(f"{root}: two tasks share the id {t.id}")
+        seen.add(t.id)
+    return tasks
+
+
+def load_parquet(
+    parquet: Path, split: str, dest: Path, *, files_root: Path | None = None
+) -> list[Task]:
+    """Materialise the Hub's parquet export as a task tree under ``dest`` and load it.
+
+    Reference files are copied from ``files_root`` (a Hub snapshot holding ``dataset/...`` paths as listed
+    in ``reference_files``) when given; a file that cannot be found is reported in a warning, and the task
+    keeps its instructions and rubric. Raises TaskFormatError naming the row and column on a bad row.
+    """
+    import pandas as pd
+
+    try:
+        frame = pd.read_parquet(parquet)
+    except Exception as exc:
+        raise TaskFormatError(f"{parquet}: cannot read parquet ({exc})") from None
+    for col in ("prompt", "rubric_json"):
+        if col not in frame.columns:
+            raise TaskFormatError(f"{parquet}: missing column {col!r}")
+    missing: list[str] = []
+    for i, row in enumerate(frame.to_dict("records")):
+        where = f"{parquet}: row {i}"
+        task_id = str(row.get("task_id") or "")
+        occupation = str(row.get("occupation") or task_id.split("__")[0] or "")
+        number = row.get("task_num")
+        if number is None and "__task" in task_id:
+            number = task_id.rsplit("__task", 1)[1]
+        try:
+            number = int(number)
+        except (TypeError, ValueError):
+            raise TaskFormatError(f"{where}: column 'task_num'/'task_id': no task number") from None
+        if not occupation:
+            raise TaskFormatError(f"{where}: column 'occupation': empty")
+        try:
+            rubric_data = json.loads(row["rubric_json"])
+        except (TypeError, ValueError) as exc:
+            raise TaskFormatError(f"{where}: column 'rubric_json': not JSON ({exc})") from None
+        parse_rubrics(rubric_data, f"{where}: column 'rubric_json'")
+        task_dir = dest / occupation / f"task{number}"
+        folder = task_dir / "task_folder"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / INSTRUCTIONS_FILE).write_text(str(row["prompt"]), encoding="utf-8")
+        (task_dir / RUBRICS_FILE).write_text(json.dumps(rubric_data, indent=2), encoding="utf-8")
+        if row.get("task_card"):
+            (task_dir / "task_card.md").write_text(str(row["task_card"]), encoding="utf-8")
+        for ref in list(row.get("reference_files") if row.get("reference_files") is not None else []):
+            ref = str(ref)
+            name = ref.split("/task_folder/", 1)[-1]
+            source = files_root / ref if files_root is not None else None
+            if source is not None and source.is_file():
+                target = folder / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+            else:
+                missing.append(f"{occupation}/task{number}: {name}")
+    if missing:
+        warnings.warn(
+            f"{parquet}: {len(missing)} reference file(s) not available locally (first: {missing[0]}); "
+            "pass files_root= a Hub snapshot to include them",
+            stacklevel=2,
+        )
+    return load_tree(dest, split)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _split_sources(snapshot: Path, dataset: str) -> dict[str, Path]:
+    """Map split name -> folder of ``<occupation>/taskN`` inside a snapshot, for each known layout."""
+    if dataset == "jobbench":
+        found = {split: snapshot / folder for folder, split in HUB_SPLIT_FOLDERS.items() if (snapshot / folder).is_dir()}
+        for split in ("main", "easy"):  # the official local tree dataset/main, dataset/easy
+            for cand in (snapshot / "dataset" / split, snapshot / split):
+                if cand.is_dir() and discover_task_dirs(cand):
+                    found[split] = cand
+        return found
+    for cand in (snapshot / "train", snapshot / "dataset" / "train", snapshot / "dataset", snapshot):
+        if cand.is_dir() and discover_task_dirs(cand):
+            return {"train": cand}
+    return {}
+
+
+def import_snapshot(
+    snapshot: Path,
+    *,
+    dataset: str = "jobbench",
+    repo_id: str | None = None,
+    revision: str = "local",
+    dest_root: Path | None = None,
+    progress: bool = True,
+) -> DatasetManifest:
+    """Map a Hub snapshot (or an official local tree) to ``<data dir>/<dataset>/<split>/...``.
+
+    Every task is validated; invalid ones are listed in the manifest's ``invalid`` and warned about, not
+    imported silently. Splits are written to a staging folder and swapped in whole, so an interrupted
+    import never leaves a half-written split. Raises DatasetNotFoundError when the snapshot holds no split.
+    """
+    snapshot = Path(snapshot)
+    if not snapshot.is_dir():
+        raise DatasetNotFoundError(f"{snapshot}: no such directory")
+    sources = _split_sources(snapshot, dataset)
+    if not sources:
+        expected = "dataset/ and dataset_easy/" if dataset == "jobbench" else "task folders"
+        raise DatasetNotFoundError(f"{snapshot}: no {expected} found to import")
+    root = (dest_root or data_dir()) / dataset
+    root.mkdir(parents=True, exist_ok=True)
+    manifest = DatasetManifest(
+        dataset=dataset,
+        repo_id=repo_id or (JOBBENCH_REPO_ID if dataset == "jobbench" else JOBTASKS_REPO_ID),
+        revision=revision,
+    )
+    for split, source in sorted(sources.items()):
+        staging = root / f".{split}.staging"
+        shutil.rmtree(staging, ignore_errors=True)
+        task_dirs = discover_task_dirs(source)
+        for k, task_dir in enumerate(task_dirs, 1):
+            rel = task_dir.relative_to(source)
+            shutil.copytree(task_dir, staging / rel, symlinks=False)
+            if progress:
+                print(f"\r{dataset}/{split}: copied {k}/{len(task_dirs)} tasks", end="", file=sys.stderr)
+        if progress and task_dirs:
+            print(file=sys.stderr)
+        valid = 0
+        for task_dir in discover_task_dirs(staging) if staging.is_dir() else []:
+            uid = f"{split}/{task_dir.relative_to(staging).as_posix()}"
+            try:
+                load_task_dir(task_dir, split)
+                valid += 1
+            except JobenvError as exc:
+                manifest.invalid[uid] = str(exc)
+        final = root / split
+        old = root / f".{split}.old"
+        shutil.rmtree(old, ignore_errors=True)
+        if final.exists():
+            final.rename(old)
+        if staging.exists():
+            staging.rename(final)
+        shutil.rmtree(old, ignore_errors=True)
+        manifest.counts[split] = valid
+        for f in sorted(p for p in final.rglob("*") if p.is_file()) if final.exists() else []:
+            manifest.files[f.relative_to(root).as_posix()] = _sha256(f)
+    for uid, err in manifest.invalid.items():
+        warnings.warn(f"{manifest.dataset} {uid} is invalid and will be skipped: {err}", stacklevel=2)
+    (root / MANIFEST).write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
+    return manifest
+
+
+def download(
+    dataset: str = "jobbench",
+    *,
+    repo_id: str | None = None,
+    revision: str | None = None,
+    dest_root: Path | None = None,
+) -> DatasetManifest:
+    """Download a dataset from the Hugging Face Hub with ``snapshot_download`` and import it.
+
+    Resumable (the Hub cache keeps finished files), pinned to ``revision`` (default: the one recorded in
+    jobenv for JobBench), restricted to ``dataset/**`` and ``dataset_easy/**`` for JobBench. Network or Hub
+    failures raise DatasetNotFoundError with the underlying reason.
+    """
+    from huggingface_hub import snapshot_download
+
+    root = dest_root or data_dir()
+    repo = repo_id or (JOBBENCH_REPO_ID if dataset == "jobbench" else JOBTASKS_REPO_ID)
+    rev = revision or (JOBBENCH_DEFAULT_REVISION if dataset == "jobbench" else None)
+    patterns = ["dataset/**", "dataset_easy/**"] if dataset == "jobbench" else None
+    try:
+        path = Path(
+            snapshot_download(
+                repo_id=repo,
+                repo_type="dataset",
+                revision=rev,
+                allow_patterns=patterns,
+                cache_dir=str(root / "hub-cache"),
+            )
+        )
+    except Exception as exc:  # huggingface_hub raises many types (offline, 404, HTTP); one clear message
+        raise DatasetNotFoundError(
+            f"could not download {repo}@{rev or 'default branch'}: {type(exc).__name__}: {exc}. "
+            "If you already have a snapshot, import it with: jobenv download --from-dir PATH"
+        ) from None
+    # snapshot_download returns <cache>/snapshots/<commit sha>: that is the resolved revision
+    return import_snapshot(path, dataset=dataset, repo_id=repo, revision=path.name, dest_root=root)
+
+
+def cli_download(args: Any) -> int:
+    """``jobenv download``: exit 0 when every task validated, 1 when some were invalid (they are skipped)."""
+    dest = Path(args.data_dir).expanduser() if args.data_dir else None
+    if args.from_dir:
+        manifest = import_snapshot(
+            Path(args.from_dir), dataset=args.dataset, repo_id=args.repo_id, revision=args.revision or "local", dest_root=dest
+        )
+    else:
+        manifest = download(args.dataset, repo_id=args.repo_id, revision=args.revision, dest_root=dest)
+    root = (dest or data_dir()) / args.dataset
+    counts = ", ".join(f"{k}: {v} tasks" for k, v in sorted(manifest.counts.items()))
+    print(f"{manifest.repo_id}@{manifest.revision} -> {root} ({counts}; {len(manifest.files)} files)")
+    for uid, err in manifest.invalid.items():
+        print(f"invalid (skipped): {uid}: {err}")
+    return 1 if manifest.invalid else 0

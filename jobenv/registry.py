@@ -1,0 +1,204 @@
+"""The split registry: environment ids, where their tasks come from, and ``jobenv.make``.
+
+This module imports nothing heavy at import time, so ``import jobenv`` stays fast; task loading,
+pydantic and Gymnasium are imported when first used.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import sys
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import DatasetNotFoundError, UnknownEnvError
+
+if TYPE_CHECKING:
+    from .env import JobEnv
+    from .tasks import Task
+
+__all__ = ["EnvSpec", "ENV_SPECS", "list_envs", "env_spec", "load_tasks", "make", "register_gymnasium", "sample_root"]
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """One registered environment id and the splits it serves."""
+
+    id: str
+    dataset: str  # "jobbench", "jobtasks", "sample" or "synthetic"
+    splits: tuple[str, ...]
+    description: str
+    expected_count: int | None = None
+
+
+ENV_SPECS: dict[str, EnvSpec] = {
+    s.id: s
+    for s in (
+        EnvSpec("jobbench/main", "jobbench", ("main",), "JobBench main split (leaderboard)", 65),
+        EnvSpec("jobbench/easy", "jobbench", ("easy",), "JobBench easy split", 63),
+        EnvSpec("jobbench/all", "jobbench", ("main", "easy"), "JobBench main + easy", 128),
+        EnvSpec("jobtasks/train", "jobtasks", ("train",), "JobTasks train split (downloaded, else generated)"),
+        EnvSpec("jobenv/sample", "sample", ("sample",), "bundled sample tasks (offline, checks-graded)"),
+        EnvSpec("jobenv/synthetic", "synthetic", ("synthetic",), "tasks generated on the fly from a seed"),
+    )
+}
+
+DOWNLOAD_HINT = {
+    "jobbench": "jobenv download   (or: python download_data.py)",
+    "jobtasks": "jobenv download --dataset jobtasks",
+}
+# the generated stand-in for jobtasks/train when no JobTasks download is present
+DEFAULT_SYNTHETIC_TASKS = 24
+
+
+def list_envs() -> list[str]:
+    """Every registered environment id, in a fixed order."""
+    return list(ENV_SPECS)
+
+
+def env_spec(env_id: str) -> EnvSpec:
+    """The spec of ``env_id``; UnknownEnvError listing the known ids otherwise."""
+    try:
+        return ENV_SPECS[env_id]
+    except KeyError:
+        raise UnknownEnvError(f"unknown environment {env_id!r}; known: {', '.join(ENV_SPECS)}") from None
+
+
+def sample_root() -> Path:
+    """Folder of the bundled ``jobenv/sample`` split inside the package."""
+    return Path(__file__).parent / "data" / "sample"
+
+
+def _load_downloaded(spec: EnvSpec) -> list[Task]:
+    from .datasets import data_dir, load_tree, read_manifest
+
+    root = data_dir() / spec.dataset
+    manifest = read_manifest(root)
+    skip = set(manifest.invalid) if manifest else set()
+    tasks: list[Task] = []
+    for split in spec.splits:
+        if not (root / split).is_dir():
+            raise DatasetNotFoundError(
+                f"{spec.id}: split {split!r} is not downloaded (looked in {root / split}). "
+                f"Download it with: {DOWNLOAD_HINT[spec.dataset]}  "
+                "(set JOBENV_DATA to keep data elsewhere)"
+            )
+        tasks.extend(load_tree(root / split, split, skip=skip))
+    if spec.expected_count is not None and len(tasks) != spec.expected_count:
+        revision = manifest.revision if manifest else "unknown revision"
+        warnings.warn(
+            f"{spec.id}: found {len(tasks)} tasks, expected {spec.expected_count} "
+            f"(dataset revision {revision}); scores may not compare with published ones",
+            stacklevel=3,
+        )
+    return tasks
+
+
+def load_tasks(env_id: str, **options: Any) -> list[Task]:
+    """The tasks of ``env_id`` in stable order (hosting addresses tasks by index).
+
+    ``jobenv/synthetic`` takes ``seed`` and ``n``. Raises UnknownEnvError for an unknown id,
+    DatasetNotFoundError (with the download command) for a split not on disk, TaskFormatError for a
+    malformed task. A task count that differs from the published one is a warning, not an error.
+    """
+    spec = env_spec(env_id)
+    from .datasets import data_dir, load_tree
+
+    if spec.dataset == "sample":
+        return load_tree(sample_root(), "sample")
+    if spec.dataset == "jobbench":
+        return _load_downloaded(spec)
+    if spec.dataset == "jobtasks" and (data_dir() / "jobtasks" / "train").is_dir():
+        return _load_downloaded(spec)
+    from .synthetic import ensure_default_split
+
+    if spec.dataset == "jobtasks":
+        seed, n, split = 0, DEFAULT_SYNTHETIC_TASKS, "train"
+    else:
+        seed, n, split = int(options.get("seed", 0)), int(options.get("n", DEFAULT_SYNTHETIC_TASKS)), "synthetic"
+    root = ensure_default_split(data_dir() / "synthetic" / f"seed{seed}-n{n}", n=n, seed=seed)
+    return load_tree(root, split)
+
+
+def make(env_id: str, **kwargs: Any) -> JobEnv:
+    """Create the environment for ``env_id`` (see :class:`jobenv.env.JobEnv` for the keyword arguments)."""
+    env_spec(env_id)
+    from .env import JobEnv
+
+    return JobEnv(env_id, **kwargs)
+
+
+def register_gymnasium() -> None:
+    """Register every id with Gymnasium so ``gymnasium.make("jobbench/main")`` works. Idempotent."""
+    import gymnasium
+
+    for env_id in ENV_SPECS:
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point="jobenv.env:JobEnv", kwargs={"env_id": env_id})
+
+
+class _RegisterWhenGymnasiumLoads(importlib.abc.MetaPathFinder):
+    """Registers jobenv's ids right after Gymnasium is imported, so ``import jobenv`` need not import it."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != "gymnasium":
+            return None
+        sys.meta_path.remove(self)
+        import importlib.util
+
+        spec = importlib.util.find_spec("gymnasium")
+        if spec is None or spec.loader is None:
+            return None
+        exec_module = spec.loader.exec_module
+
+        def exec_then_register(module: Any) -> None:
+            exec_module(module)
+            register_gymnasium()
+
+        spec.loader.exec_module = exec_then_register  # type: ignore[method-assign]
+        return spec
+
+
+def _install_gymnasium_hook() -> None:
+    if "gymnasium" in sys.modules:
+        register_gymnasium()
+    elif not any(isinstance(f, _RegisterWhenGymnasiumLoads) for f in sys.meta_path):
+        sys.meta_path.insert(0, _RegisterWhenGymnasiumLoads())
+
+
+def cli_list(args: Any) -> int:
+    """``jobenv list``: ids, task counts and whether each is on disk."""
+    from .datasets import data_dir
+
+    for env_id, spec in ENV_SPECS.items():
+        if spec.dataset == "sample":
+            state, count = "bundled", str(len(load_tasks(env_id)))
+        elif spec.dataset == "synthetic":
+            state, count = "generated on demand", "-"
+        else:
+            present = all((data_dir() / spec.dataset / s).is_dir() for s in spec.splits)
+            if spec.dataset == "jobtasks" and not present:
+                state, count = "generated stand-in (not downloaded)", str(DEFAULT_SYNTHETIC_TASKS)
+            else:
+                state = "downloaded" if present else f"not downloaded: {DOWNLOAD_HINT[spec.dataset]}"
+                count = str(spec.expected_count or "?")
+        print(f"{env_id:18} {count:>4} tasks  {state}")
+    return 0
+
+
+def cli_tasks(args: Any) -> int:
+    """``jobenv tasks ENV``: index, task id and rubric count of each task."""
+    for i, task in enumerate(load_tasks(args.env_id)):
+        print(f"{i:4d}  {task.uid:45} {len(task.rubrics):3d} rubrics  checks={'yes' if task.has_checks else 'no'}")
+    return 0
+
+
+def cli_validate(args: Any) -> int:
+    """``jobenv validate [ENV]``: load every task; a malformed one is a clear error (exit 2)."""
+    tasks = load_tasks(args.env_id)
+    rubrics = sum(len(t.rubrics) for t in tasks)
+    criteria = sum(len(r.criteria) for t in tasks for r in t.rubrics)
+    print(f"{args.env_id}: {len(tasks)} tasks valid, {rubrics} rubrics, {criteria} criteria")
+    return 0

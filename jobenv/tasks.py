@@ -1,0 +1,407 @@
+"""Tasks and rubrics: the pydantic model of one JobBench-style task and the loader of one task directory.
+
+A task directory holds ``task_folder/`` (what the agent sees: ``TASK_INSTRUCTIONS.txt`` plus reference
+files) and host-side files the agent never sees: ``RUBRICS.json`` (or a rubric file under
+``ground_truth/``), and optionally ``task_card.md``, ``files_required_to_search/``, ``meta.json``,
+``ground_truth/`` and ``solution/``.
+
+Rubric validation follows the official JobBench rules; anything malformed raises
+:class:`~jobenv.errors.TaskFormatError` naming the file and the field.
+
+jobenv extension (ignored by the official tools): a rubric may carry ``"jobenv_checks"``, a list with one
+deterministic check per criterion (same order), so the task can be graded without an LLM::
+
+    {"rubric": "Reports the Q3 total", "weight": 10,
+     "criterion": ["States the Q3 total of 41,250", "Delivers summary.xlsx"],
+     "jobenv_checks": [
+        {"kind": "number", "file": "*", "value": 41250, "tolerance": 0.5},
+        {"kind": "file_exists", "file": "summary.xlsx"}]}
+
+Check kinds: ``file_exists``, ``text`` (substring or regex, ``absent`` for prohibitions), ``number``
+(a number within a tolerance appears in the extracted text), ``columns`` (a table has these headers),
+``cell`` (a value in the row matched by key columns), ``row_count``, and the combinators ``all_of``,
+``any_of`` and ``not``. ``file`` is a glob over paths relative to the output directory.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from .errors import TaskFormatError
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Check",
+    "FileExistsCheck",
+    "TextCheck",
+    "NumberCheck",
+    "ColumnsCheck",
+    "CellCheck",
+    "RowCountCheck",
+    "AllOfCheck",
+    "AnyOfCheck",
+    "NotCheck",
+    "Rubric",
+    "Task",
+    "PublicTaskSpec",
+    "parse_rubrics",
+    "load_rubrics_file",
+    "load_task_dir",
+    "normalize_task_id",
+    "task_sort_key",
+]
+
+SCHEMA_VERSION = 1
+INSTRUCTIONS_FILE = "TASK_INSTRUCTIONS.txt"
+RUBRICS_FILE = "RUBRICS.json"
+
+_TASK_DIR_RE = re.compile(r"^task(\d+)$")
+# folder names seen in the wild: task3, task_03, task-3
+_TASK_FOLDER_RE = re.compile(r"^task[_-]?0*(\d+)$")
+
+
+class _CheckBase(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FileExistsCheck(_CheckBase):
+    """At least one deliverable matches the glob ``file``."""
+
+    kind: Literal["file_exists"] = "file_exists"
+    file: str
+
+
+class TextCheck(_CheckBase):
+    """``pattern`` appears (or, with ``absent``, does not appear) in the text of files matching ``file``."""
+
+    kind: Literal["text"] = "text"
+    pattern: str = Field(min_length=1)
+    file: str = "*"
+    regex: bool = False
+    case_sensitive: bool = False
+    absent: bool = False
+
+
+class NumberCheck(_CheckBase):
+    """A number within ``tolerance`` (absolute) or ``rel_tolerance`` of ``value`` appears in the text.
+
+    Numbers are read with thousands separators, currency signs, percent signs and accounting
+    parentheses; ``12.5%`` is read as 12.5.
+    """
+
+    kind: Literal["number"] = "number"
+    value: float
+    file: str = "*"
+    tolerance: float = Field(default=0.0, ge=0)
+    rel_tolerance: float = Field(default=0.0, ge=0)
+
+
+class ColumnsCheck(_CheckBase):
+    """A table (csv file or workbook sheet) matching ``file``/``sheet`` has every one of ``columns`` as a header.
+
+    Headers compare case-insensitively with surrounding whitespace removed.
+    """
+
+    kind: Literal["columns"] = "columns"
+    file: str
+    columns: list[str] = Field(min_length=1)
+    sheet: str | None = None
+
+
+class CellCheck(_CheckBase):
+    """In a table, the row whose key columns equal ``match`` has ``value`` in ``column``.
+
+    Numbers compare within ``tolerance``; text compares case-insensitively, trimmed.
+    """
+
+    kind: Literal["cell"] = "cell"
+    file: str
+    match: dict[str, str | float]
+    column: str
+    value: str | float
+    tolerance: float = Field(default=0.0, ge=0)
+    sheet: str | None = None
+
+
+class RowCountCheck(_CheckBase):
+    """A table has exactly ``count`` data rows (header excluded), optionally only rows equal to ``where``."""
+
+    kind: Literal["row_count"] = "row_count"
+    file: str
+    count: int = Field(ge=0)
+    where: dict[str, str | float] | None = None
+    sheet: str | None = None
+
+
+class AllOfCheck(_CheckBase):
+    """Every sub-check passes."""
+
+    kind: Literal["all_of"] = "all_of"
+    checks: list["Check"] = Field(min_length=1)
+
+
+class AnyOfCheck(_CheckBase):
+    """At least one sub-check passes."""
+
+    kind: Literal["any_of"] = "any_of"
+    checks: list["Check"] = Field(min_length=1)
+
+
+class NotCheck(_CheckBase):
+    """The sub-check fails."""
+
+    kind: Literal["not"] = "not"
+    check: "Check"
+
+
+Check = Annotated[
+    Union[
+        FileExistsCheck,
+        TextCheck,
+        NumberCheck,
+        ColumnsCheck,
+        CellCheck,
+        RowCountCheck,
+        AllOfCheck,
+        AnyOfCheck,
+        NotCheck,
+    ],
+    Field(discriminator="kind"),
+]
+for _model in (AllOfCheck, AnyOfCheck, NotCheck):
+    _model.model_rebuild()
+_CHECK_ADAPTER: TypeAdapter[Any] = TypeAdapter(Check)
+
+
+class Rubric(BaseModel):
+    """One weighted rubric: it earns ``weight`` only when every criterion passes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    weight: float
+    criteria: list[str]
+    checks: list[Check] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The official RUBRICS.json shape (plus ``jobenv_checks`` when present)."""
+        out: dict[str, Any] = {"rubric": self.text, "weight": self.weight, "criterion": list(self.criteria)}
+        if self.checks is not None:
+            out["jobenv_checks"] = [c.model_dump(mode="json") for c in self.checks]
+        return out
+
+
+class PublicTaskSpec(BaseModel):
+    """What may be shown to anyone: never rubrics, task cards or answers."""
+
+    id: str
+    occupation: str
+    split: str
+    index: int
+
+
+class Task(BaseModel):
+    """One task. ``task_folder`` is the only thing the agent may see; everything else stays on the host."""
+
+    model_config = ConfigDict(frozen=True)
+
+    schema_version: int = SCHEMA_VERSION
+    split: str
+    occupation: str
+    number: int
+    instructions: str
+    task_folder: Path
+    rubrics: list[Rubric]
+    root: Path
+    task_card: Path | None = None
+    search_files: Path | None = None
+    meta: dict[str, Any] | None = None
+    ground_truth: Path | None = None
+    solution: Path | None = None
+
+    @property
+    def id(self) -> str:
+        """``<occupation>/taskN``."""
+        return f"{self.occupation}/task{self.number}"
+
+    @property
+    def uid(self) -> str:
+        """``<split>/<occupation>/taskN``: unique across splits."""
+        return f"{self.split}/{self.id}"
+
+    @property
+    def max_score(self) -> float:
+        return float(sum(r.weight for r in self.rubrics))
+
+    @property
+    def has_checks(self) -> bool:
+        """True when every rubric carries a deterministic check for every criterion."""
+        return all(r.checks is not None for r in self.rubrics)
+
+
+def normalize_task_id(task_id: str) -> str:
+    """Accept ``<occupation>/taskN``, the Hub's ``<occupation>__taskN`` or ``<split>/<occupation>/taskN``.
+
+    Returns the id unchanged in form except ``__`` turned into ``/``; raises TaskFormatError on anything else.
+    """
+    tid = task_id.strip().replace("__", "/")
+    parts = tid.split("/")
+    if len(parts) not in (2, 3) or not _TASK_DIR_RE.match(parts[-1]) or not all(parts):
+        raise TaskFormatError(
+            f"task id {task_id!r}: expected '<occupation>/taskN' (or '<occupation>__taskN')"
+        )
+    return tid
+
+
+def task_sort_key(occupation: str, number: int) -> tuple[str, int]:
+    """Stable order of tasks within a split: occupation, then task number (task2 before task10)."""
+    return (occupation, number)
+
+
+def _fail(source: str, where: str, message: str) -> TaskFormatError:
+    return TaskFormatError(f"{source}: {where}: {message}" if where else f"{source}: {message}")
+
+
+def _weight(value: Any, source: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _fail(source, where, f"must be a number, got {type(value).__name__}")
+    if not math.isfinite(value):
+        raise _fail(source, where, "must be finite")
+    if value < 0:
+        raise _fail(source, where, "must be >= 0")
+    return float(value)
+
+
+def parse_rubrics(data: Any, source: str = RUBRICS_FILE) -> list[Rubric]:
+    """Validate a parsed RUBRICS.json document with the official rules and return the rubrics.
+
+    Accepts the list key ``rubrics`` or ``evaluation_rubrics`` (or a bare list), and ``criterion`` as a
+    list or a single string. Raises TaskFormatError naming ``source`` and the offending field.
+    """
+    if isinstance(data, dict):
+        key = "rubrics" if "rubrics" in data else "evaluation_rubrics" if "evaluation_rubrics" in data else None
+        if key is None:
+            raise _fail(source, "", "no 'rubrics' (or 'evaluation_rubrics') list")
+        items = data[key]
+    elif isinstance(data, list):
+        key, items = "rubrics", data
+    else:
+        raise _fail(source, "", f"expected a JSON object, got {type(data).__name__}")
+    if not isinstance(items, list) or not items:
+        raise _fail(source, key, "must be a non-empty list")
+
+    rubrics: list[Rubric] = []
+    for i, item in enumerate(items):
+        where = f"{key}[{i}]"
+        if not isinstance(item, dict):
+            raise _fail(source, where, "must be an object")
+        text = item.get("rubric")
+        if not isinstance(text, str) or not text.strip():
+            raise _fail(source, f"{where}.rubric", "must be non-empty text")
+        if "weight" not in item:
+            raise _fail(source, f"{where}.weight", "is missing")
+        weight = _weight(item["weight"], source, f"{where}.weight")
+        criteria = item.get("criterion", item.get("criteria"))
+        if isinstance(criteria, str):
+            criteria = [criteria]
+        if not isinstance(criteria, list) or not criteria:
+            raise _fail(source, f"{where}.criterion", "must be a non-empty list of text")
+        for j, c in enumerate(criteria):
+            if not isinstance(c, str) or not c.strip():
+                raise _fail(source, f"{where}.criterion[{j}]", "must be non-empty text")
+        checks = None
+        if "jobenv_checks" in item:
+            raw = item["jobenv_checks"]
+            if not isinstance(raw, list) or len(raw) != len(criteria):
+                raise _fail(
+                    source, f"{where}.jobenv_checks", f"must be a list with one check per criterion ({len(criteria)})"
+                )
+            checks = []
+            for j, c in enumerate(raw):
+                try:
+                    checks.append(_CHECK_ADAPTER.validate_python(c))
+                except ValidationError as exc:
+                    err = exc.errors()[0]
+                    loc = ".".join(str(p) for p in err["loc"])
+                    raise _fail(source, f"{where}.jobenv_checks[{j}]" + (f".{loc}" if loc else ""), err["msg"]) from None
+        rubrics.append(Rubric(text=text, weight=weight, criteria=list(criteria), checks=checks))
+    if sum(r.weight for r in rubrics) <= 0:
+        raise _fail(source, key, "total weight must be > 0")
+    return rubrics
+
+
+def load_rubrics_file(path: Path) -> list[Rubric]:
+    """Read and validate one rubric file; TaskFormatError on unreadable or invalid JSON."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TaskFormatError(f"{path}: file not found") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TaskFormatError(f"{path}: not valid JSON: {exc}") from None
+    return parse_rubrics(data, str(path))
+
+
+def _find_rubric_file(task_dir: Path) -> Path | None:
+    direct = task_dir / RUBRICS_FILE
+    if direct.is_file():
+        return direct
+    gt = task_dir / "ground_truth"
+    if gt.is_dir():
+        candidates = sorted(p for p in gt.rglob("*.json") if "rubric" in p.name.lower())
+        if candidates:
+            return candidates[0]
+    return None
+
+
+def load_task_dir(task_dir: Path, split: str, occupation: str | None = None) -> Task:
+    """Load ``<occupation>/taskN/`` from disk.
+
+    ``occupation`` defaults to the parent folder's name. Raises TaskFormatError when the folder name is
+    not ``taskN``, ``task_folder/TASK_INSTRUCTIONS.txt`` is missing, the rubric file is missing or invalid,
+    or ``meta.json`` is not a JSON object.
+    """
+    task_dir = Path(task_dir)
+    m = _TASK_FOLDER_RE.match(task_dir.name)
+    if not m:
+        raise TaskFormatError(f"{task_dir}: task folder name must be 'taskN'")
+    folder = task_dir / "task_folder"
+    instructions_path = folder / INSTRUCTIONS_FILE
+    if not instructions_path.is_file():
+        raise TaskFormatError(f"{instructions_path}: missing (every task needs task_folder/{INSTRUCTIONS_FILE})")
+    rubric_path = _find_rubric_file(task_dir)
+    if rubric_path is None:
+        raise TaskFormatError(f"{task_dir / RUBRICS_FILE}: missing (no rubric file in the task or ground_truth/)")
+    meta = None
+    meta_path = task_dir / "meta.json"
+    if meta_path.is_file():
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise TaskFormatError(f"{meta_path}: not valid JSON: {exc}") from None
+        if not isinstance(meta, dict):
+            raise TaskFormatError(f"{meta_path}: must be a JSON object")
+
+    def optional(name: str, want_dir: bool) -> Path | None:
+        p = task_dir / name
+        return p if (p.is_dir() if want_dir else p.is_file()) else None
+
+    return Task(
+        split=split,
+        occupation=occupation or task_dir.parent.name,
+        number=int(m.group(1)),
+        instructions=instructions_path.read_text(encoding="utf-8", errors="replace"),
+        task_folder=folder,
+        rubrics=load_rubrics_file(rubric_path),
+        root=task_dir,
+        task_card=optional("task_card.md", False),
+        search_files=optional("files_required_to_search", True),
+        meta=meta,
+        ground_truth=optional("ground_truth", True),
+        solution=optional("solution", True),
+    )

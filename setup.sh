@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Sets up jobenv on a fresh Linux machine: a virtual environment in .venv with the package and its
+# dependencies. With --dev it also installs the test tools and, as root, the system packages the test
+# suite uses (debootstrap to build the Docker test image, chromium to open the HTML report).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+dev=0
+[ "${1:-}" = "--dev" ] && dev=1
+
+python=""
+for cand in python3.13 python3.12 python3.11 python3; do
+  if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    python=$cand; break
+  fi
+done
+[ -n "$python" ] || { echo "setup.sh: jobenv needs Python >= 3.11 (none found on PATH)" >&2; exit 1; }
+
+[ -x .venv/bin/python ] || "$python" -m venv .venv
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+if [ "$dev" = 1 ]; then
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    missing=()
+    command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+    command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+    if [ ${#missing[@]} -gt 0 ]; then
+      apt-get update -qq >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+  fi
+else
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[all]"
+fi
+echo "setup.sh: ready ($(.venv/bin/python --version), jobenv $(.venv/bin/python -c 'import jobenv; print(jobenv.__version__)'))"

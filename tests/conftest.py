@@ -1,0 +1,38 @@
+"""Shared test setup: every test runs against a private data directory and judge cache, never ~/.cache."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+_ROOT = Path(__file__).resolve().parent.parent
+if str(_ROOT) not in sys.path:  # tests.support is importable from any test
+    sys.path.insert(0, str(_ROOT))
+
+_SESSION_DIR = Path(tempfile.mkdtemp(prefix="jobenv-tests-"))
+os.environ["JOBENV_DATA"] = str(_SESSION_DIR / "data")
+os.environ["JOBENV_CACHE"] = str(_SESSION_DIR / "cache")
+os.environ["OPENREWARD_DISABLE_UPDATE_CHECK"] = "1"
+os.environ["HF_HUB_OFFLINE"] = "1"
+for _var in ("JOBENV_JUDGE_BASE_URL", "JOBENV_JUDGE_API_KEY", "JOBENV_JUDGE_MODEL"):
+    os.environ.pop(_var, None)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh, empty JOBENV_DATA for one test."""
+    d = tmp_path / "jobenv-data"
+    monkeypatch.setenv("JOBENV_DATA", str(d))
+    return d
+
+
+@pytest.fixture(scope="session")
+def sample_tasks():
+    """The bundled sample split, loaded once."""
+    import jobenv
+
+    return jobenv.load_tasks("jobenv/sample")

@@ -1,0 +1,134 @@
+"""A small OpenAI-compatible chat-completions server on loopback, for tests.
+
+It plays the judge or the policy: each POST to ``/v1/chat/completions`` is passed to ``handler(request)``
+which returns a :class:`Reply` (or a plain string, taken as the assistant's text). The real ``openai``
+client talks to it over HTTP; nothing is patched.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+__all__ = ["Reply", "OpenAIServer"]
+
+_ids = itertools.count(1)
+
+
+@dataclass
+class Reply:
+    """One response: assistant ``content`` and/or ``tool_calls``, or an HTTP error ``status``."""
+
+    content: str | None = None
+    tool_calls: list[dict[str, Any]] | None = None
+    status: int = 200
+    delay_s: float = 0.0
+    raw_body: bytes | None = None  # sent as is (status kept), for garbage replies
+    usage: dict[str, int] = field(default_factory=lambda: {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15})
+
+
+Handler = Callable[[dict[str, Any]], "Reply | str"]
+
+
+class OpenAIServer:
+    """``with OpenAIServer(handler) as srv: OpenAI(base_url=srv.base_url, api_key="x")``.
+
+    ``requests`` keeps every request body received, in order.
+    """
+
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        outer = self
+
+        class _H(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, json.dumps({"object": "list", "data": [{"id": "test-model", "object": "model"}]}).encode())
+                else:
+                    self._send(404, b'{"error": {"message": "not found"}}')
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with outer._lock:
+                    outer.requests.append(body)
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(404, b'{"error": {"message": "not found"}}')
+                    return
+                try:
+                    reply = outer.handler(body)
+                except Exception as exc:  # a broken test handler shows up as a 500, not a hang
+                    reply = Reply(status=500, raw_body=json.dumps({"error": {"message": repr(exc)}}).encode())
+                if isinstance(reply, str):
+                    reply = Reply(content=reply)
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
+                if reply.raw_body is not None:
+                    self._send(reply.status, reply.raw_body)
+                    return
+                if reply.status != 200:
+                    self._send(reply.status, json.dumps({"error": {"message": f"status {reply.status}", "type": "server_error"}}).encode())
+                    return
+                message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+                finish = "stop"
+                if reply.tool_calls:
+                    message["tool_calls"] = [
+                        {
+                            "id": tc.get("id") or f"call_{next(_ids)}",
+                            "type": "function",
+                            "function": {
+                                "name": tc["name"],
+                                "arguments": tc["arguments"] if isinstance(tc["arguments"], str) else json.dumps(tc["arguments"]),
+                            },
+                        }
+                        for tc in reply.tool_calls
+                    ]
+                    finish = "tool_calls"
+                payload = {
+                    "id": f"chatcmpl-{next(_ids)}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": body.get("model", "test-model"),
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                    "usage": reply.usage,
+                }
+                self._send(200, json.dumps(payload).encode())
+
+            def _send(self, status: int, data: bytes) -> None:
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
+                    pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _H)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> "OpenAIServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()

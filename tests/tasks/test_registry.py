@@ -1,0 +1,114 @@
+"""The split registry: ids, downloaded splits, errors that say what to run, and the Hub import."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import jobenv
+from jobenv.datasets import import_snapshot, read_manifest
+from jobenv.errors import DatasetNotFoundError, UnknownEnvError
+from jobenv.cli import main as cli
+from tests.tasks.factory import write_split, write_task
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def hub_snapshot(root: Path, main: list[str], easy: list[str]) -> Path:
+    write_split(root / "dataset", main)
+    write_split(root / "dataset_easy", easy)
+    (root / "README.md").write_text("card")
+    return root
+
+
+def test_list_envs_has_the_five_ids():
+    ids = jobenv.list_envs()
+    for env_id in ("jobbench/main", "jobbench/easy", "jobbench/all", "jobtasks/train", "jobenv/sample"):
+        assert env_id in ids
+
+
+def test_unknown_env_lists_known_ids():
+    with pytest.raises(UnknownEnvError, match="known: jobbench/main"):
+        jobenv.load_tasks("jobbench/hard")
+
+
+def test_missing_split_says_how_to_download(data_dir: Path):
+    with pytest.raises(DatasetNotFoundError) as err:
+        jobenv.load_tasks("jobbench/main")
+    assert "jobenv download" in str(err.value) and str(data_dir) in str(err.value)
+
+
+def test_from_dir_import_maps_validates_and_writes_manifest(data_dir: Path, tmp_path: Path):
+    snap = hub_snapshot(tmp_path / "snap", ["lawyers/task1", "lawyers/task2"], ["lawyers/task1"])
+    write_task(snap / "dataset" / "auditors" / "task1", rubrics={"rubrics": []})  # invalid: skipped, reported
+    with pytest.warns(UserWarning, match="main/auditors/task1 is invalid"):
+        rc = cli(["download", "--from-dir", str(snap), "--revision", "abc123"])
+    assert rc == 1  # some task was invalid
+    manifest = read_manifest(data_dir / "jobbench")
+    assert manifest.revision == "abc123" and manifest.repo_id == "JobBench/job-bench"
+    assert manifest.counts == {"main": 2, "easy": 1}
+    assert list(manifest.invalid) == ["main/auditors/task1"]
+    rubric = "main/lawyers/task1/RUBRICS.json"
+    assert len(manifest.files[rubric]) == 64
+    assert (data_dir / "jobbench" / "main" / "lawyers" / "task2" / "task_card.md").is_file()
+    with pytest.warns(UserWarning, match="found 2 tasks, expected 65 .dataset revision abc123"):
+        main = jobenv.load_tasks("jobbench/main")
+    assert [t.id for t in main] == ["lawyers/task1", "lawyers/task2"]
+    with pytest.warns(UserWarning):
+        everything = jobenv.load_tasks("jobbench/all")
+    assert [t.uid for t in everything] == ["main/lawyers/task1", "main/lawyers/task2", "easy/lawyers/task1"]
+
+
+def test_reimport_replaces_split_whole(data_dir: Path, tmp_path: Path):
+    import_snapshot(hub_snapshot(tmp_path / "a", ["x/task1", "x/task2"], []), revision="r1", progress=False)
+    import_snapshot(hub_snapshot(tmp_path / "b", ["y/task1"], []), revision="r2", progress=False)
+    assert sorted(p.name for p in (data_dir / "jobbench" / "main").iterdir()) == ["y"]
+    assert read_manifest(data_dir / "jobbench").revision == "r2"
+    assert not list((data_dir / "jobbench").glob(".*"))  # no staging leftovers
+
+
+def test_official_local_tree_is_accepted(data_dir: Path, tmp_path: Path):
+    write_split(tmp_path / "repo" / "dataset" / "main", ["a/task1"])
+    write_split(tmp_path / "repo" / "dataset" / "easy", ["b/task1"])
+    manifest = import_snapshot(tmp_path / "repo", progress=False)
+    assert manifest.counts == {"main": 1, "easy": 1}
+
+
+def test_download_without_network_fails_clearly(data_dir: Path):
+    # HF_HUB_OFFLINE=1 in tests: the real snapshot_download call refuses, and the error says what to do
+    with pytest.raises(DatasetNotFoundError, match="--from-dir"):
+        from jobenv.datasets import download
+
+        download("jobbench", revision="0" * 40)
+
+
+def test_download_data_script_runs_the_import(data_dir: Path, tmp_path: Path):
+    snap = hub_snapshot(tmp_path / "snap", ["a/task1"], ["a/task1"])
+    out = subprocess.run([sys.executable, str(ROOT / "download_data.py"), "--from-dir", str(snap)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "main: 1 tasks" in out.stdout and "easy: 1 tasks" in out.stdout
+    assert json.loads((data_dir / "jobbench" / "manifest.json").read_text())["schema_version"] == 1
+
+
+def test_cli_error_is_one_line(data_dir: Path, capsys):
+    assert cli(["tasks", "jobbench/easy"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("jobenv tasks: error:") and "Traceback" not in err
+
+
+def test_import_loads_no_heavy_library():
+    code = ("import sys; import jobenv; jobenv.list_envs(); "
+            "print([m for m in ('pandas','openai','docker','openreward','gymnasium','pydantic','numpy') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_gymnasium_registration_after_import():
+    code = "import jobenv, gymnasium; print(sorted(i for i in gymnasium.registry if i.startswith(('jobbench','jobenv','jobtasks'))))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "jobbench/main" in out and "jobenv/sample" in out
