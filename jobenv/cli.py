@@ -76,9 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--concurrency", type=int, default=8)
     s.add_argument("--max-steps", type=int, default=50)
     s.add_argument("--temperature", type=float, default=0.7)
+    s.add_argument("--top-p", type=float, default=None)
+    s.add_argument("--max-tokens", type=int, default=None, help="completion tokens per model call")
+    s.add_argument("--time-limit", type=float, default=None, help="wall-clock seconds per episode")
     s.add_argument("--sandbox", default="local")
     s.add_argument("--judge", choices=["auto", "checks", "llm"], default="auto")
     s.add_argument("--out", required=True, help="trajectories JSONL (appended; a rerun resumes)")
+    s.add_argument("--retry-errors", action="store_true", help="rerun (task, attempt) pairs whose record errored")
 
     s = sub.add_parser("report", help="summarise a trajectories file (terminal table and HTML)")
     s.add_argument("trajectories")

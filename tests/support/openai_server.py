@@ -116,7 +116,12 @@ class OpenAIServer:
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
                     pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _H)
+        class _Server(ThreadingHTTPServer):
+            # the stdlib default listen backlog (5) drops connections when a judge opens 10 at once,
+            # and the client's SYN retry then adds a second of latency
+            request_queue_size = 128
+
+        self._server = _Server(("127.0.0.1", 0), _H)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 

@@ -1,0 +1,243 @@
+"""Rollout throughput and event-loop lag with many concurrent scripted episodes (prints one JSON object).
+
+Each episode is real: a local sandbox per episode, a scripted policy served by the loopback
+OpenAI-compatible server (tests/support/openai_server.py) and reached through the real ``openai`` client,
+the checks judge grading on submit, one trajectory line per episode appended and fsynced. The default
+script is the reference-solution agent (ls + read, write solution files, run them with bash, clean up,
+submit); ``--script light`` skips running the solution (ls + read, submit), which isolates the
+collector's own overhead from the CPU the solutions need.
+
+Event-loop lag is measured by a ticker coroutine that asks to sleep ``--tick-ms`` and records how late it
+wakes up; lag is what every other coroutine waits on top of its own work.
+
+    python benchmarks/rollout_bench.py --episodes 256 --concurrency 256
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import traceback
+import time
+import types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+# a `tests` package installed in site-packages by some dependency would shadow ours (a namespace package)
+_tests = types.ModuleType("tests")
+_tests.__path__ = [str(ROOT / "tests")]  # type: ignore[attr-defined]
+sys.modules["tests"] = _tests
+
+import jobenv  # noqa: E402
+from jobenv.rollout import OpenAIChatPolicy, collect  # noqa: E402
+from tests.rollout.scripted import ScriptedAgent  # noqa: E402
+from tests.support.openai_server import OpenAIServer  # noqa: E402
+
+
+def _pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return 0.0
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(math.ceil(q * len(s))) - 1)]
+
+
+class _StallTracer:
+    """Diagnostics: a thread that samples the event loop thread's stack whenever the loop has not run a
+    callback for ``threshold_s``; ``report`` prints the commonest stalled stacks to stderr."""
+
+    def __init__(self, threshold_s: float) -> None:
+        self.threshold_s = threshold_s
+        self.last = time.monotonic()
+        self.hits: dict[str, int] = {}
+        self._stop = threading.Event()
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        ident = threading.get_ident()
+
+        def beat() -> None:
+            self.last = time.monotonic()
+            if not self._stop.is_set():
+                loop.call_later(self.threshold_s / 4, beat)
+
+        def watch() -> None:
+            while not self._stop.wait(self.threshold_s / 4):
+                if time.monotonic() - self.last > self.threshold_s:
+                    frame = sys._current_frames().get(ident)
+                    if frame is not None:
+                        st = traceback.extract_stack(frame)[::-1]
+                        key = " <- ".join(f"{Path(f.filename).name}:{f.lineno}:{f.name}" for f in st
+                                          if "importlib" not in f.filename and "asyncio" not in f.filename)[:600]
+                        self.hits[key] = self.hits.get(key, 0) + 1
+
+        beat()
+        threading.Thread(target=watch, daemon=True).start()
+
+    def report(self) -> None:
+        self._stop.set()
+        for key, n in sorted(self.hits.items(), key=lambda kv: -kv[1])[:10]:
+            print(f"[stall x{n}] {key}", file=sys.stderr)
+
+
+async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, out: Path) -> dict:
+    lags: list[float] = []
+    stop = asyncio.Event()
+
+    async def ticker() -> None:
+        period = args.tick_ms / 1000
+        while not stop.is_set():
+            t = time.perf_counter()
+            await asyncio.sleep(period)
+            lags.append(max(0.0, time.perf_counter() - t - period))
+
+    async def idle_lag(seconds: float) -> list[float]:
+        # the same ticker on an idle loop: what the shared machine alone costs (a baseline for the ratio)
+        out: list[float] = []
+        period = args.tick_ms / 1000
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            t = time.perf_counter()
+            await asyncio.sleep(period)
+            out.append(max(0.0, time.perf_counter() - t - period))
+        return out
+
+    idle = await idle_lag(args.idle_s)
+    stalls = _StallTracer(args.tick_ms / 1000 * 20) if args.trace_stalls else None
+    attempts = math.ceil(args.episodes / len(tasks))
+    tick = asyncio.create_task(ticker())
+    if stalls is not None:
+        stalls.start(asyncio.get_running_loop())
+    t0 = time.perf_counter()
+    res = await collect(tasks, policy, env_id=args.env, attempts=attempts, concurrency=args.concurrency, out=out,
+                        env_kwargs={"sandbox": args.sandbox, "judge": "checks"}, max_steps=50)
+    wall = time.perf_counter() - t0
+    stop.set()
+    await tick
+    if stalls is not None:
+        stalls.report()
+    await policy.aclose()
+    trajs = res.trajectories
+    statuses: dict[str, int] = {}
+    for t in trajs:
+        statuses[t.status] = statuses.get(t.status, 0) + 1
+    s = res.summary()
+    tool_s = [st.duration_s for t in trajs for st in t.steps if st.kind == "tool"]
+    model_s = [st.duration_s for t in trajs for st in t.steps if st.kind == "model"]
+    reset_s = [st.duration_s for t in trajs for st in t.steps if st.kind == "reset"]
+    return {
+        "episodes": len(trajs),
+        "concurrency": args.concurrency,
+        "attempts_per_task": attempts,
+        "tasks": len(tasks),
+        "script": args.script,
+        "wall_s": round(wall, 3),
+        "episodes_per_s": round(len(trajs) / wall, 3),
+        "tool_calls_per_s": round(sum(t.num_tool_calls for t in trajs) / wall, 2),
+        "model_calls_per_s": round(sum(t.num_turns for t in trajs) / wall, 2),
+        "statuses": statuses,
+        "mean_reward": s.overall.mean_reward,
+        "episode_s": {"p50": round(statistics.median([t.duration_s for t in trajs]), 3),
+                      "max": round(max(t.duration_s for t in trajs), 3)},
+        "reset_s_p50": round(statistics.median(reset_s), 4) if reset_s else None,
+        "tool_call_s": {"p50": round(_pct(tool_s, 0.5), 4), "p99": round(_pct(tool_s, 0.99), 4)},
+        "model_call_s": {"p50": round(_pct(model_s, 0.5), 4), "p99": round(_pct(model_s, 0.99), 4)},
+        "loop_lag_ms": {
+            "tick_ms": args.tick_ms,
+            "samples": len(lags),
+            "mean": round(1000 * statistics.fmean(lags), 3) if lags else None,
+            "p50": round(1000 * _pct(lags, 0.5), 3),
+            "p99": round(1000 * _pct(lags, 0.99), 3),
+            "max": round(1000 * max(lags), 3) if lags else None,
+        },
+        "idle_loop_lag_ms": {
+            "seconds": args.idle_s,
+            "mean": round(1000 * statistics.fmean(idle), 3) if idle else None,
+            "p50": round(1000 * _pct(idle, 0.5), 3),
+            "p99": round(1000 * _pct(idle, 0.99), 3),
+            "max": round(1000 * max(idle), 3) if idle else None,
+        },
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "trajectory_bytes_per_episode": round(out.stat().st_size / max(1, len(trajs))),
+    }
+
+
+def _agent(args: argparse.Namespace, tasks: list) -> ScriptedAgent:
+    if args.script == "light":
+        return ScriptedAgent(tasks, prelude=[[{"name": "ls", "arguments": {"path": "task_folder"}},
+                                              {"name": "read", "arguments": {"file_path": "task_folder/TASK_INSTRUCTIONS.txt"}}]],
+                             skip_solution=True)
+    return ScriptedAgent(tasks)
+
+
+def _serve(args: argparse.Namespace, tasks: list) -> None:
+    """Child process: serve the scripted policy until stdin closes, then print the agent's counters."""
+    agent = _agent(args, tasks)
+    with OpenAIServer(agent) as srv:
+        print(srv.base_url, flush=True)
+        sys.stdin.read()
+    print(json.dumps({"peak": agent.peak, "problems": len(agent.problems)}), flush=True)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--episodes", type=int, default=256)
+    p.add_argument("--concurrency", type=int, default=256)
+    p.add_argument("--sandbox", default="local")
+    p.add_argument("--script", choices=["solution", "light"], default="solution")
+    p.add_argument("--tick-ms", type=float, default=10.0)
+    p.add_argument("--env", default="jobenv/sample", help="env id whose tasks have solution/solve.py")
+    p.add_argument("--tasks-dir", default=None, help="a <occupation>/taskN tree to use instead of --env")
+    p.add_argument("--server", choices=["process", "thread"], default="process",
+                   help="run the policy server in its own process (default) or in threads of this one (its "
+                        "threads then compete with the event loop for the GIL)")
+    p.add_argument("--idle-s", type=float, default=3.0, help="seconds of idle-loop lag measured first (baseline)")
+    p.add_argument("--trace-stalls", action="store_true", help="print the stacks that stalled the loop (stderr)")
+    p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.tasks_dir:
+        from jobenv.datasets import load_tree
+
+        tasks = load_tree(Path(args.tasks_dir), "sample")
+    else:
+        tasks = jobenv.load_tasks(args.env)
+    if args.serve:
+        _serve(args, tasks)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "traj.jsonl"
+        if args.server == "thread":
+            agent = _agent(args, tasks)
+            with OpenAIServer(agent) as srv:
+                policy = OpenAIChatPolicy("scripted", base_url=srv.base_url, api_key="bench", retry_backoff_s=0.05, max_retries=3)
+                result = asyncio.run(_run(args, policy, tasks, out))
+            counters = {"peak": agent.peak, "problems": len(agent.problems)}
+        else:
+            child = subprocess.Popen([sys.executable, __file__, "--serve", *sys.argv[1:]], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+            try:
+                base_url = child.stdout.readline().strip()  # type: ignore[union-attr]
+                policy = OpenAIChatPolicy("scripted", base_url=base_url, api_key="bench", retry_backoff_s=0.05, max_retries=3)
+                result = asyncio.run(_run(args, policy, tasks, out))
+                child.stdin.close()  # type: ignore[union-attr]
+                counters = json.loads(child.stdout.readline())  # type: ignore[union-attr]
+            finally:
+                if child.poll() is None:
+                    child.kill()
+                child.wait()
+    result["server"] = args.server
+    result["server_peak_inflight"] = counters["peak"]
+    result["policy_protocol_problems"] = counters["problems"]
+    result["cpus"] = os.cpu_count()
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

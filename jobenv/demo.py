@@ -1,0 +1,223 @@
+"""``jobenv demo``: real offline episodes on the bundled sample split, two scripted agents per task.
+
+- the reference-solution agent acts only through tools: it ``write``s the task's ``solution/`` files into
+  ``/workspace/solution/`` (never into ``output/``), runs ``python3 solution/solve.py task_folder output``
+  with ``bash``, removes the script folder with ``bash`` and calls ``submit``;
+- the do-nothing agent calls ``submit`` straight away.
+
+Grading is deterministic (the checks judge: no network, no key) unless ``JOBENV_JUDGE_BASE_URL``,
+``JOBENV_JUDGE_API_KEY`` and ``JOBENV_JUDGE_MODEL`` are all set, in which case the LLM judge grades.
+
+Exit status: 0 when every episode ran and graded (status "ok") and, under the checks judge, the solution agent
+scored 1.0 and the do-nothing agent 0.0 on every task; 1 otherwise (the table shows which episode broke);
+2 for a configuration error (unknown env, sandbox unavailable), via the CLI's JobenvError handling.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import TaskFormatError
+
+__all__ = ["EpisodeResult", "solution_actions", "run_solution_agent", "run_do_nothing_agent", "run_demo", "cli_demo"]
+
+LLM_ENV_VARS = ("JOBENV_JUDGE_BASE_URL", "JOBENV_JUDGE_API_KEY", "JOBENV_JUDGE_MODEL")
+SOLUTION_DIR = "solution"  # under /workspace, beside task_folder/ and output/
+
+
+@dataclass
+class EpisodeResult:
+    """One demo episode."""
+
+    task_id: str
+    agent: str
+    reward: float = 0.0
+    status: str = "error"
+    steps: int = 0
+    seconds: float = 0.0
+    note: str = ""
+    report: dict[str, Any] | None = field(default=None, repr=False)
+
+
+def demo_judge_kind() -> str:
+    """"llm" when the three JOBENV_JUDGE_* variables are set, else "checks"."""
+    return "llm" if all(os.environ.get(v) for v in LLM_ENV_VARS) else "checks"
+
+
+def solution_actions(task: Any) -> list[dict[str, Any]]:
+    """The tool calls of the reference-solution agent for ``task`` (ends with submit).
+
+    Raises TaskFormatError when the task has no ``solution/solve.py`` or a solution file is not UTF-8 text.
+    """
+    sol = task.solution
+    if sol is None or not (Path(sol) / "solve.py").is_file():
+        raise TaskFormatError(f"{task.uid}: no solution/solve.py to run")
+    actions: list[dict[str, Any]] = []
+    for path in sorted(p for p in Path(sol).rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        rel = path.relative_to(sol).as_posix()
+        try:
+            content = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise TaskFormatError(f"{path}: solution files must be UTF-8 text") from None
+        actions.append({"name": "write", "arguments": {"file_path": f"{SOLUTION_DIR}/{rel}", "content": content}})
+    actions.append(
+        {"name": "bash", "arguments": {"command": f"python3 {SOLUTION_DIR}/solve.py task_folder output", "timeout": 300}}
+    )
+    actions.append({"name": "bash", "arguments": {"command": f"rm -rf {SOLUTION_DIR}"}})
+    actions.append({"name": "submit", "arguments": {}})
+    return actions
+
+
+async def _play(env: Any, task: Any, agent: str, actions: list[dict[str, Any]]) -> EpisodeResult:
+    t0 = time.perf_counter()
+    res = EpisodeResult(task_id=task.id, agent=agent)
+    await env.areset(options={"task_id": task.id})
+    for action in actions:
+        obs, reward, terminated, truncated, info = await env.astep(action)
+        res.steps += 1
+        if action["name"] == "bash" and info.get("exit_code", 0) != 0:
+            res.note = f"bash failed: {obs[-300:]}"
+        elif not info.get("ok") and action["name"] != "submit":
+            res.note = f"{action['name']} failed: {obs[:300]}"
+        if terminated or truncated:
+            res.reward = float(reward)
+            res.status = info.get("status", "error")
+            res.report = info.get("report")
+            if res.status != "ok" and not res.note:
+                res.note = str(info.get("error", ""))[:300]
+            break
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+async def run_solution_agent(env: Any, task: Any) -> EpisodeResult:
+    """One episode of the reference-solution agent on ``task`` (env must serve that task)."""
+    return await _play(env, task, "solution", solution_actions(task))
+
+
+async def run_do_nothing_agent(env: Any, task: Any) -> EpisodeResult:
+    """One episode of the agent that submits an empty output folder."""
+    return await _play(env, task, "do-nothing", [{"name": "submit", "arguments": {}}])
+
+
+async def run_demo(
+    env_id: str = "jobenv/sample",
+    *,
+    sandbox: str = "local",
+    task_ids: list[str] | None = None,
+    judge: str | None = None,
+    progress: Any = None,
+) -> list[EpisodeResult]:
+    """Run both agents on every (or each named) task, one after the other. ``progress(result)`` is called
+    after each episode. Raises JobenvError for an unknown env/task or an unusable sandbox."""
+    from .env import JobEnv
+    from .registry import load_tasks
+
+    tasks = load_tasks(env_id)
+    if task_ids:
+        from .tasks import normalize_task_id
+
+        wanted = [normalize_task_id(t) for t in task_ids]
+        known = {t.id: t for t in tasks} | {t.uid: t for t in tasks}
+        missing = [w for w in wanted if w not in known]
+        if missing:
+            raise TaskFormatError(f"{env_id}: unknown task(s) {', '.join(missing)}")
+        tasks = [known[w] for w in wanted]
+    env = JobEnv(tasks, sandbox=sandbox, judge=judge or demo_judge_kind(), max_steps=50)
+    env.env_id = env_id
+    results: list[EpisodeResult] = []
+    try:
+        for task in tasks:
+            for runner in (run_solution_agent, run_do_nothing_agent):
+                try:
+                    r = await runner(env, task)
+                except TaskFormatError as exc:
+                    r = EpisodeResult(task_id=task.id, agent="solution", note=str(exc))
+                results.append(r)
+                if progress is not None:
+                    progress(r)
+    finally:
+        await env.aclose()
+    return results
+
+
+def demo_ok(results: list[EpisodeResult], judge_kind: str) -> bool:
+    """The exit-status rule (see the module docstring)."""
+    for r in results:
+        if r.status != "ok":
+            return False
+        if judge_kind == "checks":
+            if r.agent == "solution" and r.reward < 1.0:
+                return False
+            if r.agent == "do-nothing" and r.reward != 0.0:
+                return False
+    return True
+
+
+def cli_demo(args: Any) -> int:
+    """``jobenv demo``: see the module docstring for what runs and the exit status."""
+    import asyncio
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from .registry import load_tasks
+
+    console = Console()
+    env_id = getattr(args, "env", "jobenv/sample")
+    task_ids = getattr(args, "tasks", None) or None
+    sandbox = getattr(args, "sandbox", "local")
+    kind = demo_judge_kind()
+    n_tasks = len(task_ids) if task_ids else len(load_tasks(env_id))
+    judge_desc = f"LLM judge ({os.environ.get('JOBENV_JUDGE_MODEL')})" if kind == "llm" else "deterministic checks"
+    console.print(f"[bold]jobenv demo[/]: {env_id}, {n_tasks} tasks x 2 agents, sandbox={sandbox}, judge={judge_desc}")
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, transient=True,
+    ) as bar:
+        pid = bar.add_task("episodes", total=n_tasks * 2)
+
+        def advance(r: EpisodeResult) -> None:
+            bar.update(pid, advance=1, description=f"{r.agent:>10} {r.task_id}")
+
+        results = asyncio.run(run_demo(env_id, sandbox=sandbox, task_ids=task_ids, judge=kind, progress=advance))
+
+    by_task: dict[str, dict[str, EpisodeResult]] = {}
+    for r in results:
+        by_task.setdefault(r.task_id, {})[r.agent] = r
+    any_notes = any(r.note for r in results)
+    table = Table(title=f"Rewards on {env_id} ({judge_desc})")
+    table.add_column("task", no_wrap=True)
+    table.add_column("solution agent", justify="right")
+    table.add_column("do-nothing agent", justify="right")
+    table.add_column("seconds", justify="right")
+    if any_notes:
+        table.add_column("notes")
+
+    def cell(r: EpisodeResult | None) -> str:
+        if r is None:
+            return "-"
+        return f"{r.reward:.4f}" if r.status == "ok" else f"[red]error[/] ({r.reward:.1f})"
+
+    for tid, rows in by_task.items():
+        secs = sum(r.seconds for r in rows.values())
+        row = [tid, cell(rows.get("solution")), cell(rows.get("do-nothing")), f"{secs:.1f}"]
+        if any_notes:
+            row.append("; ".join(f"{a}: {r.note}" for a, r in rows.items() if r.note)[:160])
+        table.add_row(*row)
+    console.print(table)
+    for agent in ("solution", "do-nothing"):
+        rs = [r for r in results if r.agent == agent]
+        if rs:
+            mean = sum(r.reward for r in rs) / len(rs)
+            console.print(f"{agent:>10}: mean reward {mean:.4f} over {len(rs)} episodes")
+    ok = demo_ok(results, kind)
+    if not ok:
+        console.print("[red]demo: some episode did not behave as expected (see the table)[/]")
+    return 0 if ok else 1

@@ -1,0 +1,77 @@
+"""The judge protocol and the reports every judge shares (empty output, refused files).
+
+A judge's ``grade`` never raises for infrastructure problems (API failures, unparseable replies,
+refused files, missing configuration): it returns a report with ``status="error"`` instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any
+
+from .report import CriterionResult, GradeReport, RubricResult, build_report
+
+__all__ = ["Judge", "empty_output_report", "rejected_report", "run_sync"]
+
+
+def run_sync(coro: Any) -> Any:
+    """Run a coroutine to completion from synchronous code, even when an event loop is already running."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    # inside a running loop (a notebook, an async trainer calling sync code): use a private thread
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+class Judge(ABC):
+    """Grades one task's output directory. ``kind`` is "checks", "llm" or "auto"."""
+
+    kind: str = ""
+
+    @abstractmethod
+    async def grade(self, task: Any, output_dir: Path) -> GradeReport:
+        """Grade ``output_dir`` against ``task``'s rubrics; never raises for infrastructure problems."""
+
+    def grade_sync(self, task: Any, output_dir: Path) -> GradeReport:
+        """Blocking :meth:`grade`."""
+        return run_sync(self.grade(task, output_dir))
+
+
+def _unjudged(task: Any, reasoning: str) -> list[RubricResult]:
+    return [
+        RubricResult(
+            index=i,
+            rubric=r.text,
+            weight=r.weight,
+            overall_reasoning=reasoning,
+            criteria_results=[
+                CriterionResult(index=j, criterion=c, passed=False, reasoning=reasoning) for j, c in enumerate(r.criteria)
+            ],
+        )
+        for i, r in enumerate(task.rubrics)
+    ]
+
+
+def empty_output_report(task: Any, kind: str, model: str | None, mode: str, t0: float) -> GradeReport:
+    """Every rubric fails, reward 0.0, no judge call (the official rule for an empty output directory)."""
+    return build_report(
+        task, _unjudged(task, "the output directory holds no deliverable"), judge_kind=kind, judge_model=model,
+        mode=mode, empty_output=True, latency_s=time.perf_counter() - t0,
+    )
+
+
+def rejected_report(task: Any, extraction: Any, kind: str, model: str | None, mode: str, t0: float) -> GradeReport:
+    """Fail-closed: a symlink or special file in the output directory is an error, not a score."""
+    listed = ", ".join(extraction.rejected[:10]) + (" ..." if len(extraction.rejected) > 10 else "")
+    return build_report(
+        task, _unjudged(task, "not judged: refused entries in the output directory"), judge_kind=kind,
+        judge_model=model, mode=mode, rejected=extraction.rejected,
+        extra_errors=[f"refused entries in the output directory (symlinks or special files): {listed}"],
+        latency_s=time.perf_counter() - t0,
+    )

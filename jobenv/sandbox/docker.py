@@ -1,0 +1,535 @@
+"""The Docker sandbox: one container per episode through the ``docker`` SDK (imported lazily).
+
+Container settings: memory (``mem_limit`` = ``memswap_limit``), CPUs (``nano_cpus``), ``pids_limit``,
+``network_mode="none"`` unless ``limits.network``, ``cap_drop=["ALL"]``, ``no-new-privileges``, a read-only root
+file system with a size-capped tmpfs ``/tmp``, and ``/workspace`` on a per-sandbox *tmpfs volume* of
+``workspace_mb`` (a volume rather than a ``--tmpfs`` mount because the archive API cannot write into tmpfs
+mounts). Files move with ``put_archive``/``get_archive`` so a remote ``DOCKER_HOST`` works. Containers and volumes
+carry the labels ``jobenv.sandbox=1``, ``jobenv.owner_pid`` and ``jobenv.owner_host``; ``close`` removes both and
+``jobenv gc`` removes those whose owner process is gone.
+
+PID 1 is a bash loop that reaps orphans. Each command runs in a wrapper that starts a watchdog; on timeout (and
+after every command) the wrapper runs ``kill -9 -1``, which kills every process of the container except PID 1, so
+nothing outlives a command (same semantics as the local backend). The image must provide ``bash`` and coreutils.
+
+Failure behaviour: SandboxUnavailableError when the SDK is missing or the engine does not answer, SandboxError for
+everything else (a missing image says how to build it); ``close`` never raises.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import io
+import json
+import os
+import posixpath
+import socket
+import tarfile
+import threading
+import time
+import weakref
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..errors import SandboxError, SandboxUnavailableError, WorkspacePathError
+from .base import WORKSPACE, CommandResult, FileEntry, Sandbox, SandboxLimits, workspace_relpath
+
+__all__ = ["DockerSandbox", "DEFAULT_IMAGE", "cli_build_image", "gc_docker", "docker_client", "dockerfile_dir"]
+
+DEFAULT_IMAGE = "jobenv/knowledge-worker:latest"
+LABEL = "jobenv.sandbox"
+_REJECTED = ".jobenv_rejected.json"
+# docker SDK calls block; a private pool (not asyncio's small default one) lets many sandboxes work at once
+_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=128, thread_name_prefix="jobenv-docker")
+
+_INIT = 'trap "exit 0" TERM; while :; do sleep 86400 & wait $!; done'
+# $1 command, $2 timeout seconds. The watchdog starts first (before a fork bomb can use up the pids); when it
+# fires it prints a marker on the exec's stderr and kills everything but PID 1 (itself included last).
+_WRAPPER = r"""
+exec 3>&2
+( sleep "$2"; echo __JOBENV_TIMEOUT__ >&3; kill -9 -1 ) </dev/null >/dev/null 2>&1 &
+disown $!
+( exec /bin/bash -c "$1" ) </dev/null 3>&- &
+pid=$!
+wait $pid; rc=$?
+exec >/dev/null 2>&1 3>&-
+kill -9 -1
+exit $rc
+"""
+
+
+def docker_client(base_url: str | None = None) -> Any:
+    """A connected ``docker.DockerClient``; SandboxUnavailableError with what to do when there is none."""
+    try:
+        import docker
+    except ImportError:
+        raise SandboxUnavailableError("the docker sandbox needs the Docker SDK: pip install 'jobenv[docker]'") from None
+    try:
+        client = docker.DockerClient(base_url=base_url) if base_url else docker.from_env()
+        client.ping()
+    except Exception as exc:
+        raise SandboxUnavailableError(
+            f"no Docker engine answers ({exc}); start dockerd, set DOCKER_HOST, or use sandbox='local'"
+        ) from None
+    return client
+
+
+def _labels() -> dict[str, str]:
+    return {LABEL: "1", "jobenv.owner_pid": str(os.getpid()), "jobenv.owner_host": socket.gethostname()}
+
+
+def _remove(client: Any, container_id: str | None, volume: str | None) -> None:
+    """Best-effort removal (close, GC, atexit); never raises."""
+    if client is None:
+        return
+    if container_id:
+        try:
+            client.api.remove_container(container_id, force=True, v=True)
+        except Exception:
+            pass
+    if volume:
+        try:
+            client.api.remove_volume(volume, force=True)
+        except Exception:
+            pass
+
+
+def _finalize(state: dict[str, Any]) -> None:
+    if state.get("closed"):
+        return
+    state["closed"] = True
+    _remove(state.get("client"), state.get("container"), state.get("volume"))
+    try:
+        if state.get("client") is not None:
+            state["client"].close()
+    except Exception:
+        pass
+
+
+def _tar_tree(src: Path | None, arcname: str) -> bytes:
+    """A tar of ``src`` (regular files and dirs only; symlinks skipped) under ``arcname``, plus ``output/``."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tf:
+        for name in (arcname, "output"):
+            ti = tarfile.TarInfo(name)
+            ti.type, ti.mode, ti.mtime = tarfile.DIRTYPE, 0o755, int(time.time())
+            tf.addfile(ti)
+        if src is not None:
+            src = Path(src)
+            if not src.is_dir():
+                raise SandboxError(f"task folder {src} is not a directory")
+            for root, dirs, files in os.walk(src):
+                dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(root, d)))
+                rel = os.path.relpath(root, src)
+                for d in dirs:
+                    tf.add(os.path.join(root, d), arcname=posixpath.join(arcname, rel, d) if rel != "." else f"{arcname}/{d}", recursive=False)
+                for f in sorted(files):
+                    p = os.path.join(root, f)
+                    if os.path.islink(p) or not os.path.isfile(p):
+                        continue  # a symlink in a task folder could point anywhere on the host
+                    tf.add(p, arcname=posixpath.join(arcname, rel, f) if rel != "." else f"{arcname}/{f}", recursive=False)
+    return buf.getvalue()
+
+
+class DockerSandbox(Sandbox):
+    """Container sandbox: ``DockerSandbox(limits, image=DEFAULT_IMAGE, base_url=None)``."""
+
+    name = "docker"
+
+    def __init__(self, limits: SandboxLimits | None = None, *, image: str = DEFAULT_IMAGE, base_url: str | None = None) -> None:
+        self.limits = limits or SandboxLimits()
+        self.image = image
+        self.base_url = base_url
+        self._state: dict[str, Any] = {"closed": False}
+        self._finalizer = weakref.finalize(self, _finalize, self._state)
+        self._started = False
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    async def _call(self, fn: Any, *args: Any, **kw: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(_POOL, lambda: fn(*args, **kw))
+
+    def _lock(self) -> asyncio.Lock:
+        key = id(asyncio.get_running_loop())
+        if key not in self._locks:
+            self._locks = {key: asyncio.Lock()}
+        return self._locks[key]
+
+    def _check(self) -> None:
+        if not self._started:
+            raise SandboxError("sandbox not started: call `await sandbox.start(task_folder)` first")
+        if self._state["closed"]:
+            raise SandboxError("sandbox is closed")
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self, task_folder: Path | None) -> None:
+        """Create volume and container, start it and copy ``task_folder`` in. Cleans up after itself on failure."""
+        if self._started:
+            raise SandboxError("sandbox already started")
+        self._started = True
+        try:
+            await self._call(self._start_blocking, task_folder)
+        except BaseException:
+            _finalize(self._state)
+            raise
+
+    def _start_blocking(self, task_folder: Path | None) -> None:
+        import docker
+        from docker.types import Mount, Ulimit
+
+        st = self._state
+        lim = self.limits
+        client = docker_client(self.base_url)
+        st["client"] = client
+        try:
+            client.images.get(self.image)
+        except docker.errors.ImageNotFound:
+            raise SandboxError(
+                f"Docker image {self.image!r} is not present; build it with `jobenv build-image` "
+                f"(or pass image=... of an image that has bash)"
+            ) from None
+        except docker.errors.APIError as exc:
+            raise SandboxError(f"cannot inspect image {self.image!r}: {exc}") from None
+        labels = _labels()
+        try:
+            vol = client.volumes.create(
+                driver="local",
+                driver_opts={"type": "tmpfs", "device": "tmpfs", "o": f"size={lim.workspace_mb}m,mode=0755"},
+                labels=labels,
+            )
+            st["volume"] = vol.name
+            mem = f"{lim.memory_mb}m"
+            container = client.containers.create(
+                self.image,
+                command=["/bin/bash", "-c", _INIT],
+                entrypoint=[],
+                labels=labels,
+                hostname="sandbox",
+                working_dir=WORKSPACE,
+                environment={"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp",
+                             "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "MPLBACKEND": "Agg"},
+                network_mode="bridge" if lim.network else "none",
+                mem_limit=mem,
+                memswap_limit=mem,
+                nano_cpus=int(lim.cpus * 1e9),
+                pids_limit=lim.pids,
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                read_only=True,
+                tmpfs={"/tmp": f"size={min(lim.workspace_mb, 1024)}m,mode=1777"},
+                shm_size=f"{min(lim.workspace_mb, 256)}m",
+                mounts=[Mount(target=WORKSPACE, source=vol.name, type="volume")],
+                ulimits=[
+                    Ulimit(name="fsize", soft=lim.file_size_mb * 1024 * 1024, hard=lim.file_size_mb * 1024 * 1024),
+                    Ulimit(name="cpu", soft=lim.cpu_time_s, hard=lim.cpu_time_s),
+                    Ulimit(name="core", soft=0, hard=0),
+                ],
+                detach=True,
+            )
+            st["container"] = container.id
+            container.start()
+            if not client.api.put_archive(container.id, WORKSPACE, _tar_tree(task_folder, "task_folder")):
+                raise SandboxError("could not copy the task folder into the container")
+        except docker.errors.DockerException as exc:
+            raise SandboxError(f"docker sandbox failed to start: {exc}") from None
+        self._cid = container.id
+
+    async def close(self) -> None:
+        """Remove the container and its workspace volume. Idempotent; never raises."""
+        if self._state.get("closed"):
+            return
+        await asyncio.get_running_loop().run_in_executor(_POOL, self._finalizer)
+
+    # ------------------------------------------------------------------ commands
+    async def run(self, command: str, timeout: float | None = None) -> CommandResult:
+        """Run ``bash -c command`` in /workspace; exit 124 and ``timed_out`` on timeout (every process killed)."""
+        self._check()
+        if "\x00" in command:
+            return CommandResult(output="error: the command contains a NUL byte", exit_code=2)
+        t = self.limits.clamp_timeout(timeout)
+        async with self._lock():
+            self._check()
+            fut = self._call(self._run_blocking, command, t)
+            try:
+                return await asyncio.shield(fut)
+            except asyncio.CancelledError:
+                # the caller gave up: stop the command now, not when its watchdog fires during a later command
+                await asyncio.shield(self._call(self._kill_all_quiet))
+                raise
+
+    def _run_blocking(self, command: str, t: float) -> CommandResult:
+        from .local import _Capture
+
+        api = self._state["client"].api
+        cap = _Capture(self.limits.output_chars)
+        t0 = time.monotonic()
+        # host-side backstop in case the in-container watchdog could not run (e.g. no pid left to fork)
+        backstop = threading.Timer(t + 10.0, self._kill_all_quiet)
+        backstop.daemon = True
+        try:
+            ex = api.exec_create(self._cid, ["/bin/bash", "-c", _WRAPPER, "jobenv", command, f"{t:.3f}"],
+                                 workdir=WORKSPACE)
+            backstop.start()
+            stream = api.exec_start(ex["Id"], stream=True, demux=False)
+            marker = b"__JOBENV_TIMEOUT__\n"
+            timed_out = False
+            pending = b""
+            for chunk in stream:
+                data = pending + chunk
+                if marker in data:
+                    timed_out = True
+                    data = data.replace(marker, b"")
+                # keep a possible partial marker for the next chunk
+                keep = next((k for k in range(len(marker) - 1, 0, -1) if data.endswith(marker[:k])), 0)
+                pending = data[len(data) - keep:] if keep else b""
+                cap.add(data[: len(data) - keep] if keep else data)
+            if pending:
+                cap.add(pending)
+            info = api.exec_inspect(ex["Id"])
+            if info.get("Running"):
+                timed_out = True
+                self._kill_all(api)
+            rc = info.get("ExitCode")
+        except SandboxError:
+            raise
+        except Exception as exc:
+            raise SandboxError(f"docker exec failed: {exc}") from None
+        finally:
+            backstop.cancel()
+        if time.monotonic() - t0 >= t and rc in (137, None):
+            timed_out = True
+        text, truncated = cap.text()
+        if timed_out:
+            rc = 124  # like coreutils `timeout`; callers see ``timed_out`` and word the note themselves
+        return CommandResult(output=text, exit_code=int(rc if rc is not None else -1), timed_out=timed_out,
+                             truncated=truncated, duration_s=round(time.monotonic() - t0, 6))
+
+    def _kill_all_quiet(self) -> None:
+        try:
+            if not self._state.get("closed"):
+                self._kill_all(self._state["client"].api)
+        except Exception:
+            pass
+
+    def _kill_all(self, api: Any) -> None:
+        try:
+            ex = api.exec_create(self._cid, ["/bin/bash", "-c", "kill -9 -1"])
+            api.exec_start(ex["Id"])
+        except Exception:
+            # last resort: the sandbox cannot be trusted any more
+            _finalize(self._state)
+            raise SandboxError("could not stop a runaway command; the container was removed") from None
+
+    # ------------------------------------------------------------------ files
+    def _get_tar(self, abspath: str) -> tarfile.TarFile | None:
+        import docker
+
+        try:
+            stream, _ = self._state["client"].api.get_archive(self._cid, abspath)
+        except docker.errors.NotFound:
+            return None
+        except docker.errors.APIError as exc:
+            raise SandboxError(f"cannot fetch {abspath}: {exc}") from None
+        data = b"".join(stream)
+        return tarfile.open(fileobj=io.BytesIO(data), mode="r:")
+
+    def _read_blocking(self, path: str) -> bytes:
+        rel = workspace_relpath(path)
+        for _ in range(40):
+            abspath = f"{WORKSPACE}/{rel}" if rel else WORKSPACE
+            tf = self._get_tar(abspath)
+            if tf is None:
+                raise SandboxError(f"no such file: {abspath}")
+            member = tf.next()
+            if member is None:
+                raise SandboxError(f"no such file: {abspath}")
+            if member.issym():
+                target = member.linkname
+                base = posixpath.dirname(abspath)
+                rel = workspace_relpath(target if target.startswith("/") else posixpath.join(base, target))
+                continue
+            if member.isdir():
+                raise SandboxError(f"{abspath} is a directory, not a file")
+            if not member.isfile():
+                raise SandboxError(f"{abspath} is not a regular file")
+            f = tf.extractfile(member)
+            return f.read() if f else b""
+        raise WorkspacePathError(f"too many symlinks resolving {path!r}")
+
+    async def read_file(self, path: str) -> bytes:
+        self._check()
+        async with self._lock():
+            return await self._call(self._read_blocking, path)
+
+    def _write_blocking(self, path: str, data: bytes) -> None:
+        rel = workspace_relpath(path)
+        if not rel:
+            raise WorkspacePathError(f"cannot write to {WORKSPACE} itself")
+        buf = io.BytesIO()
+        parts = rel.split("/")
+        with tarfile.open(fileobj=buf, mode="w") as tf:
+            for i in range(1, len(parts)):
+                ti = tarfile.TarInfo("/".join(parts[:i]))
+                ti.type, ti.mode, ti.mtime = tarfile.DIRTYPE, 0o755, int(time.time())
+                tf.addfile(ti)
+            ti = tarfile.TarInfo(rel)
+            ti.size, ti.mode, ti.mtime = len(data), 0o644, int(time.time())
+            tf.addfile(ti, io.BytesIO(data))
+        try:
+            ok = self._state["client"].api.put_archive(self._cid, WORKSPACE, buf.getvalue())
+        except Exception as exc:
+            raise SandboxError(f"cannot write {WORKSPACE}/{rel}: {exc}") from None
+        if not ok:
+            raise SandboxError(f"cannot write {WORKSPACE}/{rel}")
+
+    async def write_file(self, path: str, data: bytes) -> None:
+        self._check()
+        async with self._lock():
+            await self._call(self._write_blocking, path, bytes(data))
+
+    def _list_blocking(self, path: str) -> list[FileEntry]:
+        rel = workspace_relpath(path)
+        abspath = f"{WORKSPACE}/{rel}" if rel else WORKSPACE
+        api = self._state["client"].api
+        # find prints metadata only: listing must not transfer file contents
+        ex = api.exec_create(self._cid, ["find", abspath, "-mindepth", "0", "-printf", r"%y %s %P\0"])
+        out = api.exec_start(ex["Id"])
+        if api.exec_inspect(ex["Id"]).get("ExitCode") not in (0,):
+            raise SandboxError(f"no such file or directory: {abspath}")
+        kinds = {"f": "file", "d": "dir", "l": "symlink"}
+        entries: list[FileEntry] = []
+        for rec in out.split(b"\0"):
+            if not rec:
+                continue
+            y, size, p = rec.decode("utf-8", "replace").split(" ", 2)
+            if not p:
+                if y == "d":
+                    continue  # the listed directory itself
+                p = ""
+            full = posixpath.join(rel, p) if p else rel
+            kind = kinds.get(y, "other")
+            entries.append(FileEntry(path=full, type=kind, size=int(size) if kind == "file" else 0))  # type: ignore[arg-type]
+        entries.sort(key=lambda e: e.path)
+        return entries
+
+    async def list_files(self, path: str = "") -> list[FileEntry]:
+        self._check()
+        async with self._lock():
+            return await self._call(self._list_blocking, path)
+
+    def _export_blocking(self, dest: Path) -> Path:
+        dest = Path(dest)
+        dest.mkdir(parents=True, exist_ok=True)
+        tf = self._get_tar(f"{WORKSPACE}/output")
+        rejected: list[str] = []
+        if tf is not None:
+            for m in tf:
+                name = m.name.split("/", 1)[1] if "/" in m.name else ""
+                if not name:
+                    continue  # output/ itself
+                parts = name.split("/")
+                if any(p in ("", ".", "..") for p in parts) or m.name.startswith("/"):
+                    rejected.append(name)
+                    continue
+                target = dest.joinpath(*parts)
+                if m.isdir():
+                    target.mkdir(parents=True, exist_ok=True)
+                elif m.isfile() or m.islnk():
+                    try:
+                        f = tf.extractfile(m)
+                    except Exception:
+                        f = None
+                    if f is None:
+                        rejected.append(name)
+                        continue
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    if target.is_symlink():
+                        target.unlink()
+                    with open(target, "wb") as out:
+                        while chunk := f.read(1 << 20):
+                            out.write(chunk)
+                else:
+                    rejected.append(name)
+        if rejected:
+            (dest / _REJECTED).write_text(json.dumps(sorted(rejected), indent=1))
+        return dest
+
+    async def export_output(self, dest: Path) -> Path:
+        self._check()
+        async with self._lock():
+            try:
+                return await self._call(self._export_blocking, dest)
+            except OSError as exc:
+                raise SandboxError(f"cannot export {WORKSPACE}/output to {dest}: {exc}") from None
+
+
+def gc_docker(verbose: bool = True, base_url: str | None = None) -> int:
+    """Remove jobenv containers and volumes of this host whose owner process no longer exists."""
+    client = docker_client(base_url)
+    host = socket.gethostname()
+    removed = 0
+
+    def stale(labels: dict[str, str]) -> bool:
+        if labels.get("jobenv.owner_host") != host:
+            return False
+        try:
+            pid = int(labels.get("jobenv.owner_pid", ""))
+        except ValueError:
+            return False
+        if pid == os.getpid():
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
+
+    for c in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
+        if stale(c.labels):
+            _remove(client, c.id, None)
+            removed += 1
+            if verbose:
+                print(f"removed container {c.short_id}")
+    for v in client.volumes.list(filters={"label": f"{LABEL}=1"}):
+        if stale(v.attrs.get("Labels") or {}):
+            _remove(client, None, v.name)
+            removed += 1
+            if verbose:
+                print(f"removed volume {v.name}")
+    return removed
+
+
+def dockerfile_dir() -> Path:
+    """The build context of the knowledge-worker image shipped inside the package."""
+    return Path(str(resources.files("jobenv.sandbox") / "docker"))
+
+
+def cli_build_image(args: argparse.Namespace) -> int:
+    """``jobenv build-image [--tag T]``: build the knowledge-worker image; SandboxError with the build log tail."""
+    import docker
+
+    tag = getattr(args, "tag", None) or DEFAULT_IMAGE
+    context = dockerfile_dir()
+    if not (context / "Dockerfile").is_file():
+        raise SandboxError(f"the packaged Dockerfile is missing at {context}")
+    client = docker_client(None)
+    print(f"building {tag} from {context} (needs access to a registry and the Debian/PyPI mirrors)")
+    log: list[str] = []
+    try:
+        for chunk in client.api.build(path=str(context), tag=tag, rm=True, decode=True):
+            if "stream" in chunk:
+                line = chunk["stream"].rstrip()
+                if line:
+                    log.append(line)
+                    print(line)
+            if "error" in chunk:
+                raise SandboxError(f"building {tag} failed: {chunk['error'].strip()}")
+    except docker.errors.DockerException as exc:
+        tail = "\n".join(log[-10:])
+        raise SandboxError(f"building {tag} failed: {exc}\n{tail}") from None
+    print(f"built {tag}")
+    return 0

@@ -1,0 +1,95 @@
+"""``jobenv judge`` on the command line (a real subprocess and the in-process entry point)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jobenv.cli import main
+from tests.judge.conftest import n_criteria, verdict
+from tests.support.openai_server import OpenAIServer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+RUBRICS = {"rubrics": [
+    {"rubric": "States the total", "weight": 10, "criterion": ["Total is 41,250"],
+     "jobenv_checks": [{"kind": "number", "value": 41250}]},
+    {"rubric": "Signs off", "weight": 5, "criterion": ["Signed by Ana"],
+     "jobenv_checks": [{"kind": "text", "pattern": "signed: ana"}]},
+]}
+
+
+@pytest.fixture
+def case(tmp_path: Path) -> tuple[Path, Path]:
+    rub = tmp_path / "RUBRICS.json"
+    rub.write_text(json.dumps(RUBRICS))
+    out = tmp_path / "output"
+    out.mkdir()
+    (out / "memo.md").write_text("Total: $41,250\n")
+    return rub, out
+
+
+def test_subprocess_checks_report_and_official(case, tmp_path) -> None:
+    rub, out = case
+    report, official = tmp_path / "r.json", tmp_path / "o.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "jobenv.cli", "judge", "--rubrics", str(rub), "--output-dir", str(out),
+         "--report", str(report), "--official", str(official), "--judge", "checks"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(report.read_text())
+    assert data["status"] == "ok" and data["normalized_score"] == 0.6667 and data["total_score"] == 10.0
+    assert data["schema_version"] == 1 and data["judge_kind"] == "checks"
+    off = json.loads(official.read_text())
+    assert [r["rubric_passed"] for r in off["rubric_results"]] == [True, False]
+    assert "score 0.6667" in proc.stderr
+
+
+def test_auto_without_llm_falls_to_checks_and_error_exit(case, tmp_path, capsys) -> None:
+    rub, out = case
+    assert main(["judge", "--rubrics", str(rub), "--output-dir", str(out)]) == 0
+    assert json.loads(capsys.readouterr().out)["normalized_score"] == 0.6667
+    free = tmp_path / "FREE.json"
+    free.write_text(json.dumps({"rubrics": [{"rubric": "Prose", "weight": 1, "criterion": ["Clear"]}]}))
+    assert main(["judge", "--rubrics", str(free), "--output-dir", str(out), "--report", str(tmp_path / "x.json")]) == 1
+    err = capsys.readouterr().err
+    assert "JOBENV_JUDGE_MODEL" in err and "status error" in err
+
+
+def test_llm_judge_via_cli(case, tmp_path, monkeypatch, capsys) -> None:
+    rub, out = case
+    with OpenAIServer(lambda req: json.dumps(verdict(n_criteria(req)))) as srv:
+        monkeypatch.setenv("JOBENV_JUDGE_BASE_URL", srv.base_url)
+        monkeypatch.setenv("JOBENV_JUDGE_API_KEY", "k")
+        monkeypatch.setenv("JOBENV_JUDGE_MODEL", "cli-model")
+        assert main(["judge", "--rubrics", str(rub), "--output-dir", str(out), "--judge", "llm"]) == 0
+        assert len(srv.requests) == 2
+    data = json.loads(capsys.readouterr().out)
+    assert data["normalized_score"] == 1.0 and data["judge_model"] == "cli-model"
+
+
+def test_extract_only_and_bad_rubrics(case, tmp_path, capsys) -> None:
+    rub, out = case
+    assert main(["judge", "--rubrics", str(rub), "--output-dir", str(out), "--extract-only"]) == 0
+    assert capsys.readouterr().out == "===== FILE: memo.md =====\nTotal: $41,250\n"
+    bad = tmp_path / "BAD.json"
+    bad.write_text(json.dumps({"rubrics": [{"rubric": "x", "weight": -1, "criterion": ["c"]}]}))
+    assert main(["judge", "--rubrics", str(bad), "--output-dir", str(out)]) == 2
+    assert "weight" in capsys.readouterr().err
+
+
+def test_task_id_from_registry(sample_tasks, tmp_path, capsys) -> None:
+    task = sample_tasks[0]
+    out = tmp_path / "out"
+    out.mkdir()
+    hub_style = task.id.replace("/", "__")
+    assert main(["judge", "--task", f"jobenv/sample:{hub_style}", "--output-dir", str(out), "--judge", "checks"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "ok" and data["empty_output"] and data["normalized_score"] == 0.0
+    assert data["max_score"] == task.max_score and data["task_id"] == task.uid
+    assert main(["judge", "--task", "jobenv/sample:no_such/task9", "--output-dir", str(out)]) == 2
