@@ -364,13 +364,15 @@ class LocalSandbox(Sandbox):
             elif os.path.isdir(host):
                 a += ["--ro-bind", host, host]
         a += ["--ro-bind", _etc_snapshot(), "/etc"]
-        for d in _python_mounts():
-            a += ["--ro-bind", d, d]
         a += ["--proc", "/proc", "--dev", "/dev",
               "--size", str(min(lim.workspace_mb, 256) * 1024 * 1024), "--tmpfs", "/dev/shm",
               "--size", str(min(lim.workspace_mb, 1024) * 1024 * 1024), "--tmpfs", "/tmp",
               "--size", str(lim.workspace_mb * 1024 * 1024), "--perms", "0755", "--tmpfs", WORKSPACE,
-              "--dir", f"{WORKSPACE}/output", "--dir", f"{WORKSPACE}/task_folder",
+              "--dir", f"{WORKSPACE}/output", "--dir", f"{WORKSPACE}/task_folder"]
+        # after the private /tmp: a virtual environment that lives under /tmp must stay visible
+        for d in _python_mounts():
+            a += ["--ro-bind", d, d]
+        a += [
               # the root tmpfs itself read-only: only /workspace and /tmp (both size-capped) are writable
               # ... and /dev (a tmpfs too); /dev/shm keeps its own capped, writable tmpfs
               "--remount-ro", "/", "--remount-ro", "/dev",
