@@ -6,7 +6,7 @@
 
 Each task gets ``task_folder/`` (TASK_INSTRUCTIONS.txt + reference files written by real libraries from a
 fixed random seed), ``RUBRICS.json`` with a ``jobenv_checks`` entry for every criterion, ``task_card.md``,
-``meta.json`` and ``solution/solve.py`` (copied from tools/sample_solutions/). Every expected number in a
+``meta.json`` and ``solution/solve.py`` (hand-written, kept in the split and carried over). Every expected number in a
 check is computed here from the generated data, independently of the reference solution; the tests then
 run each solution and grade it against these checks, so the two computations must agree.
 
@@ -40,7 +40,15 @@ from sample_common import (  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "jobenv" / "data" / "sample"
-SOLUTIONS = Path(__file__).resolve().parent / "sample_solutions"
+_SOLUTIONS: dict[str, str] = {}
+
+
+def solution_source(occupation: str) -> str:
+    """The hand-written reference solution of a task. It lives in the bundled split itself (the one copy);
+    build() reads every one before it wipes the output folder."""
+    if occupation not in _SOLUTIONS:
+        _SOLUTIONS[occupation] = (DEFAULT_OUT / occupation / "task1" / "solution" / "solve.py").read_text(encoding="utf-8")
+    return _SOLUTIONS[occupation]
 
 
 def _c(cents: int) -> float:
@@ -351,7 +359,7 @@ Totals: budget {_money(tot_budget)}, actual {_money(tot_actual)}, net variance {
 Reference files: gl_detail_q3_2026.csv, budget_fy2026.xlsx, variance_policy.docx.
 """
     write_task(d, instructions=instructions, rubrics=rubrics, task_card=card,
-               solution_src=SOLUTIONS / "financial_managers_task1.py",
+               solution=solution_source("financial_managers"),
                meta={"source": "jobenv sample split", "trap": "duplicated GL posting", "file_types": ["csv", "xlsx", "docx"]})
 
 
@@ -593,7 +601,7 @@ Expected ({n_order} SKUs to order, total order value {_money(total_value)}):
 """ + "".join(f"| {s} | {e['lt']} | {e['avg']:.1f} | {e['ss']} | {e['rop']} | {e['pos']} | {e['qty']} | {e['value']:.2f} |\n"
               for s, e in exp.items())
     write_task(d, instructions=instructions, rubrics=rubrics, task_card=card,
-               solution_src=SOLUTIONS / "supply_chain_managers_task1.py",
+               solution=solution_source("supply_chain_managers"),
                meta={"source": "jobenv sample split", "trap": "stale lead times superseded by a newer schedule",
                      "file_types": ["sqlite", "csv", "pdf"]})
 
@@ -772,7 +780,7 @@ Expected: Placebo N={n0}, mean {m0:.1f}, SD {s0:.2f}; NVT-301 10 mg N={n1}, mean
 mITT N={n0 + n1}. Difference {diff:.2f} mmHg, 95% CI ({lo:.2f}, {hi:.2f}). No p-values (SAP 9.3).
 """
     write_task(d, instructions=instructions, rubrics=rubrics, task_card=card,
-               solution_src=SOLUTIONS / "biostatisticians_task1.py",
+               solution=solution_source("biostatisticians"),
                meta={"source": "jobenv sample split", "trap": "request premise contradicted by the site status log",
                      "file_types": ["csv", "xlsx", "docx"]})
 
@@ -983,7 +991,7 @@ Per vendor: {'; '.join(f'{v}: {lines_by_vendor[v]} lines, {_money(by_vendor[v])}
 Grand total {_money(grand)}.
 """
     write_task(d, instructions=instructions, rubrics=rubrics, task_card=card,
-               solution_src=SOLUTIONS / "purchasing_agents_task1.py",
+               solution=solution_source("purchasing_agents"),
                meta={"source": "jobenv sample split", "trap": "vendor prices in cents keyed as dollars",
                      "file_types": ["xlsx", "pdf", "docx"]})
 
@@ -1176,7 +1184,7 @@ over budget by {_money(over)}.
 The summary goes to all managers and must not name anyone.
 """
     write_task(d, instructions=instructions, rubrics=rubrics, task_card=card,
-               solution_src=SOLUTIONS / "human_resources_specialists_task1.py",
+               solution=solution_source("human_resources_specialists"),
                meta={"source": "jobenv sample split", "trap": "request quotes a superseded budget rate",
                      "file_types": ["csv", "xlsx", "pptx"]})
 
@@ -1388,7 +1396,7 @@ Entries: Dr A/R {nsf_customer} 1,250.00 / Cr Cash; Dr Bank fees 80.00 / Cr Cash;
 income; Dr Cash 9.00 / Cr Accounts payable (or expense) for 10452.
 """
     write_task(d, instructions=instructions, rubrics=rubrics, task_card=card,
-               solution_src=SOLUTIONS / "accountants_and_auditors_task1.py",
+               solution=solution_source("accountants_and_auditors"),
                meta={"source": "jobenv sample split", "trap": None, "file_types": ["sqlite", "pdf", "xlsx"]})
 
 
@@ -1614,7 +1622,7 @@ Expected:
 """ + "".join(f"| {ln} | {v[0]} | {v[1]} | {rate[ln]} |\n" for ln, v in exp.items()) + \
         f"| All | {tot_idx} | {tot_re} | {all_rate} |\n\nHighest: {top}. The deck must not contain MRNs.\n"
     write_task(d, instructions=instructions, rubrics=rubrics, task_card=card,
-               solution_src=SOLUTIONS / "medical_and_health_services_managers_task1.py",
+               solution=solution_source("medical_and_health_services_managers"),
                meta={"source": "jobenv sample split", "trap": "duplicated encounter records from an interface re-send",
                      "file_types": ["sqlite", "pdf", "xlsx"]})
 
@@ -1633,6 +1641,8 @@ BUILDERS = [
 def build(out: Path) -> list[Path]:
     """Build every sample task under ``out`` (wiped first); returns the task directories."""
     out = Path(out)
+    for path in DEFAULT_OUT.glob("*/task1/solution/solve.py"):
+        solution_source(path.parents[2].name)
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)

@@ -264,7 +264,7 @@ def write_task(
     instructions: str,
     rubrics: list[dict[str, Any]],
     task_card: str,
-    solution_src: Path,
+    solution: str,
     meta: dict[str, Any] | None = None,
 ) -> None:
     """Write TASK_INSTRUCTIONS.txt (with the Local Reference Files list), RUBRICS.json, task_card.md, solution."""
@@ -281,6 +281,6 @@ def write_task(
     (task_dir / "task_card.md").write_text(task_card.strip() + "\n", encoding="utf-8")
     sol = task_dir / "solution"
     sol.mkdir(exist_ok=True)
-    (sol / "solve.py").write_text(solution_src.read_text(encoding="utf-8"), encoding="utf-8")
+    (sol / "solve.py").write_text(solution, encoding="utf-8")
     if meta is not None:
         (task_dir / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
