@@ -123,10 +123,17 @@ def load_tasks(env_id: str, **options: Any) -> list[Task]:
 
 
 def make(env_id: str, **kwargs: Any) -> JobEnv:
-    """Create the environment for ``env_id`` (see :class:`jobenv.env.JobEnv` for the keyword arguments)."""
-    env_spec(env_id)
+    """Create the environment for ``env_id`` (see :class:`jobenv.env.JobEnv` for the keyword arguments).
+
+    ``jobenv/synthetic`` also takes ``seed`` and ``n``: the tasks are generated on first use and cached
+    under the data directory.
+    """
+    spec = env_spec(env_id)
     from .env import JobEnv
 
+    if spec.dataset == "synthetic":
+        options = {k: kwargs.pop(k) for k in ("seed", "n") if k in kwargs}
+        return JobEnv(load_tasks(env_id, **options), env_id=env_id, **kwargs)
     return JobEnv(env_id, **kwargs)
 
 

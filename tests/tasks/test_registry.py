@@ -112,3 +112,25 @@ def test_gymnasium_registration_after_import():
     code = "import jobenv, gymnasium; print(sorted(i for i in gymnasium.registry if i.startswith(('jobbench','jobenv','jobtasks'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "jobbench/main" in out and "jobenv/sample" in out
+
+
+def test_synthetic_env_generates_from_its_seed(data_dir: Path):
+    env = jobenv.make("jobenv/synthetic", seed=3, n=2)
+    try:
+        assert env.env_id == "jobenv/synthetic" and len(env.tasks) == 2
+        assert all(t.split == "synthetic" and t.has_checks and t.meta["seed"] is not None for t in env.tasks)
+        again = jobenv.load_tasks("jobenv/synthetic", seed=3, n=2)
+        assert [t.instructions for t in again] == [t.instructions for t in env.tasks]
+    finally:
+        env.close()
+
+
+def test_jobtasks_train_falls_back_to_generated_split_then_prefers_download(data_dir: Path, tmp_path: Path):
+    from jobenv import registry
+
+    registry_default = registry.DEFAULT_SYNTHETIC_TASKS
+    generated = jobenv.load_tasks("jobtasks/train")
+    assert len(generated) == registry_default and all(t.split == "train" and t.ground_truth for t in generated)
+    write_split(tmp_path / "jt" / "train", ["auditors/task1", "lawyers/task4"])
+    import_snapshot(tmp_path / "jt", dataset="jobtasks", progress=False)
+    assert [t.id for t in jobenv.load_tasks("jobtasks/train")] == ["auditors/task1", "lawyers/task4"]
