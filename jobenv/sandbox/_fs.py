@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -208,7 +209,8 @@ def export_tree(ws: str, rel_src: str, dest: Path) -> Path:
     """Copy regular files and directories of workspace dir ``rel_src`` to host ``dest``; reject everything else.
 
     Symlinks, FIFOs, devices and sockets are never followed or copied; their paths go to
-    ``dest/.jobenv_rejected.json`` (written only when there is something to report).
+    ``dest/.jobenv_rejected.json``, which is always written (an empty list when nothing was refused) so that a
+    file of that name made by the agent can never stand in for it.
     """
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
@@ -246,9 +248,16 @@ def export_tree(ws: str, rel_src: str, dest: Path) -> Path:
                     rejected.append(r)
         finally:
             os.close(dfd)
-    if rejected:
-        (dest / REJECTED_NAME).write_text(json.dumps(sorted(rejected), indent=1))
+    write_rejected(dest, rejected)
     return dest
+
+
+def write_rejected(dest: Path, rejected: list[str]) -> None:
+    """Write the export's list of refused entries, replacing any file of that name the agent made."""
+    target = dest / REJECTED_NAME
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)  # a reserved name: whatever the agent put there is not a deliverable
+    target.write_text(json.dumps(sorted(rejected), indent=1))
 
 
 def stage_tree(src: Path | None, dst: str) -> None:

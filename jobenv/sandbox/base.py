@@ -134,7 +134,8 @@ class Sandbox(ABC):
         """Copy ``/workspace/output`` to the host folder ``dest`` for grading and return it.
 
         Symlinks and special files are never followed or copied as such; each one is recorded in
-        ``dest/.jobenv_rejected.json`` (a JSON list of relative paths) so grading can reject them.
+        ``dest/.jobenv_rejected.json`` (a JSON list of relative paths, always written, replacing any file of
+        that name from the agent) so grading can reject them.
         """
 
     @abstractmethod

@@ -35,13 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SandboxError, SandboxUnavailableError, WorkspacePathError
+from ._fs import write_rejected
 from .base import WORKSPACE, CommandResult, FileEntry, Sandbox, SandboxLimits, workspace_relpath
 
 __all__ = ["DockerSandbox", "DEFAULT_IMAGE", "cli_build_image", "gc_docker", "docker_client", "dockerfile_dir"]
 
 DEFAULT_IMAGE = "jobenv/knowledge-worker:latest"
 LABEL = "jobenv.sandbox"
-_REJECTED = ".jobenv_rejected.json"
 # docker SDK calls block; a private pool (not asyncio's small default one) lets many sandboxes work at once
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=128, thread_name_prefix="jobenv-docker")
 
@@ -452,8 +452,7 @@ class DockerSandbox(Sandbox):
                             out.write(chunk)
                 else:
                     rejected.append(name)
-        if rejected:
-            (dest / _REJECTED).write_text(json.dumps(sorted(rejected), indent=1))
+        write_rejected(dest, rejected)
         return dest
 
     async def export_output(self, dest: Path) -> Path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -147,7 +148,7 @@ def test_export_output_copies_files(new_sandbox, tmp_path: Path) -> None:
         dest = await sb.export_output(tmp_path / "graded")
         assert dest == tmp_path / "graded"
         assert (dest / "a.txt").read_text() == "a\n" and (dest / "sub/b.csv").read_text() == "b"
-        assert not (dest / ".jobenv_rejected.json").exists()
+        assert json.loads((dest / ".jobenv_rejected.json").read_text()) == []  # always written: nothing refused
 
     run(body())
 

@@ -331,3 +331,19 @@ def test_commands_hold_no_control_channel_of_the_sandbox(new_sandbox) -> None:
         await assert_healthy(sb)
 
     run(body())
+
+
+def test_agent_cannot_forge_the_refused_list(new_sandbox, tmp_path: Path) -> None:
+    """A `.jobenv_rejected.json` written by the agent never reaches grading: the export writes its own."""
+
+    async def body() -> None:
+        sb = await new_sandbox()
+        await sb.run("echo '[\"ok.txt\"]' > output/.jobenv_rejected.json; echo real > output/ok.txt")
+        dest = await sb.export_output(tmp_path / "forged")
+        assert json.loads((dest / ".jobenv_rejected.json").read_text()) == []
+        await sb.run("rm output/.jobenv_rejected.json; mkdir output/.jobenv_rejected.json")
+        dest = await sb.export_output(tmp_path / "as-dir")
+        assert json.loads((dest / ".jobenv_rejected.json").read_text()) == []
+        await assert_healthy(sb)
+
+    run(body())
