@@ -260,17 +260,36 @@ def _check_text(c: TextCheck, ctx: CheckContext) -> tuple[bool, str]:
     return False, f"pattern {c.pattern!r} not found in {where}"
 
 
+# Number spraying: a deliverable that lists many numbers close to the expected value (to hit it by chance)
+# earns nothing. Past SPRAY_LIMIT distinct numbers within the window around the value, a match is not credited.
+SPRAY_LIMIT = 25
+
+
+def _spray_window(value: float, allowed: float) -> float:
+    return max(0.01 * abs(value), 50 * allowed, 0.5)
+
+
 def _check_number(c: NumberCheck, ctx: CheckContext) -> tuple[bool, str]:
     files = ctx.files(c.file)
     allowed = max(c.tolerance, c.rel_tolerance * abs(c.value))
+    window = _spray_window(c.value, allowed)
     closest: tuple[float, str] | None = None
+    hit: tuple[float, str] | None = None
+    near_values: set[float] = set()
     for rel in files:
         for x in ctx.numbers(rel):
             d = abs(x - c.value)
-            if d <= allowed + 1e-12 * max(1.0, abs(c.value)):
-                return True, f"{x:g} found in {rel} (expected {c.value:g} +/- {allowed:g})"
+            if d <= window:
+                near_values.add(x)
+            if hit is None and d <= allowed + 1e-12 * max(1.0, abs(c.value)):
+                hit = (x, rel)
             if closest is None or d < abs(closest[0] - c.value):
                 closest = (x, rel)
+    if len(near_values) > SPRAY_LIMIT:
+        return False, (f"{len(near_values)} distinct numbers within {window:g} of {c.value:g} in files matching "
+                       f"{c.file!r}: too many to credit a match (number spraying)")
+    if hit is not None:
+        return True, f"{hit[0]:g} found in {hit[1]} (expected {c.value:g} +/- {allowed:g})"
     near = f"; closest {closest[0]:g} in {closest[1]}" if closest else ""
     return False, f"no number within {allowed:g} of {c.value:g} in {len(files)} file(s) matching {c.file!r}{near}"
 

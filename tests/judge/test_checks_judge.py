@@ -216,3 +216,18 @@ def test_unknown_kind_and_option() -> None:
         make_judge("oracle")
     with pytest.raises(JudgeConfigError, match="no_such_option"):
         make_judge("llm", base_url="http://127.0.0.1:9/v1", api_key="k", model="m", no_such_option=1)
+
+
+def test_number_spraying_earns_nothing(deliverables: Path) -> None:
+    check = {"kind": "number", "value": 41250, "tolerance": 0.5}
+    ok, _ = run(check, deliverables)
+    assert ok  # the real figure in the real deliverables
+    # a file listing every number near the target, one step apart, must not be credited
+    (deliverables / "numbers.txt").write_text("\n".join(str(41000 + i) for i in range(500)), encoding="utf-8")
+    ok, evidence = run(check, deliverables)
+    assert not ok and "number spraying" in evidence
+    ok, _ = run({"kind": "number", "value": 9.0, "tolerance": 0.005}, deliverables)
+    assert not ok
+    (deliverables / "numbers.txt").write_text(" ".join(f"{8.5 + i / 100:.2f}" for i in range(101)), encoding="utf-8")
+    ok, evidence = run({"kind": "number", "value": 9.0, "tolerance": 0.005}, deliverables)
+    assert not ok and "number spraying" in evidence
