@@ -16,6 +16,8 @@ that says what went wrong and how to fix it.
 from __future__ import annotations
 
 import asyncio
+import copy
+import functools
 import json
 import posixpath
 import re
@@ -274,7 +276,15 @@ class ToolResult(BaseModel):
 
 
 def tool_schemas() -> list[dict[str, Any]]:
-    """OpenAI function-calling schemas of every tool (``submit`` last), with descriptions a model can act on."""
+    """OpenAI function-calling schemas of every tool (``submit`` last), with descriptions a model can act on.
+
+    Built once per process; each call returns a fresh deep copy, so callers may modify it.
+    """
+    return copy.deepcopy(_tool_schemas())
+
+
+@functools.cache
+def _tool_schemas() -> list[dict[str, Any]]:
     out = []
     for name in TOOL_NAMES:
         if name == SUBMIT:
