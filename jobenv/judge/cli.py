@@ -58,6 +58,8 @@ def cli_judge(args: argparse.Namespace) -> int:
     if not args.output_dir:
         raise JobenvError("judge: --output-dir is required")
     out = Path(args.output_dir)
+    if not out.is_dir() or out.is_symlink():
+        raise JobenvError(f"judge: --output-dir {out}: not a directory")
     mode = getattr(args, "mode", "values") or "values"
     if args.extract_only:
         ex = extract_output(out, mode=mode)

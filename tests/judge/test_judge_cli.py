@@ -81,6 +81,8 @@ def test_extract_only_and_bad_rubrics(case, tmp_path, capsys) -> None:
     bad.write_text(json.dumps({"rubrics": [{"rubric": "x", "weight": -1, "criterion": ["c"]}]}))
     assert main(["judge", "--rubrics", str(bad), "--output-dir", str(out)]) == 2
     assert "weight" in capsys.readouterr().err
+    assert main(["judge", "--rubrics", str(rub), "--output-dir", str(tmp_path / "typo")]) == 2
+    assert "typo: not a directory" in capsys.readouterr().err
 
 
 def test_task_id_from_registry(sample_tasks, tmp_path, capsys) -> None:
