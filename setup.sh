@@ -25,8 +25,14 @@ if [ "$dev" = 1 ]; then
     command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
     if [ ${#missing[@]} -gt 0 ]; then
-      apt-get update -qq >/dev/null
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+      echo "setup.sh: installing ${missing[*]} (Debian packages used by the tests)"
+      for attempt in 1 2 3; do  # a mirror hiccup should not fail the whole set-up
+        apt-get update -qq >/dev/null \
+          && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+          && break
+        [ "$attempt" = 3 ] && { echo "setup.sh: apt-get could not install ${missing[*]}" >&2; exit 1; }
+        sleep 5
+      done
     fi
   fi
 else
