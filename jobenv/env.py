@@ -12,7 +12,9 @@ that started it.
 Failure behaviour: ``step`` never raises for anything the agent does. A malformed action, unknown tool or
 bad arguments give an observation explaining the mistake and cost a step. A grading infrastructure error
 gives no credit (reward 0.0) and ends the episode with ``info["status"] == "error"``, so a trainer can drop
-it. Running out of steps or time truncates with reward 0. ``reset`` raises a
+it. Symlinks or special files left in ``output/`` are the agent's doing, not the infrastructure's: reward 0
+with ``info["status"] == "ok"`` and ``info["refused_output"]`` listing them (the report keeps the spec's
+error status). Running out of steps or time truncates with reward 0. ``reset`` raises a
 :class:`~jobenv.errors.JobenvError` when the task is unknown or the sandbox cannot start.
 """
 
@@ -545,8 +547,15 @@ class JobEnv(gymnasium.Env[str, Any]):
         self.last_report = report
         status = getattr(report, "status", "error")
         reward = float(report.normalized_score) if status == "ok" else 0.0
+        refused = list(getattr(report, "rejected_files", []) or [])
         info.update(status=status, report=report.model_dump(mode="json"))
-        if status != "ok":
+        if status != "ok" and refused:
+            # the agent left symlinks or special files in output/: its own doing, so a plain 0 that a trainer
+            # keeps (not an infrastructure error it would drop); the report keeps the spec's error status
+            info.update(status="ok", refused_output=refused)
+            obs = (f"Submitted. The output folder held entries that are refused (symlinks or special files: "
+                   f"{', '.join(refused[:5])}); nothing was graded and this episode scores 0.")
+        elif status != "ok":
             info["error"] = report.error or "grading failed"
             obs = "Submitted. Grading failed for an infrastructure reason; this episode earns no credit."
         else:

@@ -412,16 +412,22 @@ def build_environments(
             ok = report.get("status") == "ok"
             reward = float(report.get("normalized_score") or 0.0) if ok else 0.0
             safe = redact_report(report, private_texts(self._task))
+            meta: dict[str, Any] = {"status": "ok" if ok else "error", "task_id": self._task.id, "report": safe}
+            refused = list(report.get("rejected_files") or [])
             if ok:
                 text = (
                     f"Submitted. Score {reward:.4f} "
                     f"({safe.get('passed_count', '?')}/{safe.get('total_count', '?')} rubrics passed)."
                 )
+            elif refused:
+                # symlinks or special files in output/ are the agent's doing: a plain 0, not a dropped episode
+                meta.update(status="ok", refused_output=refused)
+                text = "Submitted. The output folder held symlinks or special files, which are refused: reward 0."
             else:
                 text = f"Submitted, but grading failed: {safe.get('error') or 'unknown error'}. Reward 0."
             return text_output(
                 text,
-                metadata={"status": "ok" if ok else "error", "task_id": self._task.id, "report": safe},
+                metadata=meta,
                 reward=reward,
                 finished=True,
             )

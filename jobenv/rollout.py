@@ -16,7 +16,9 @@ Failure behaviour, in one place:
   ``status="error"`` (``error_kind="env"``).
 - A grading report with ``status="error"`` (judge outage, malformed judge reply) is kept with
   ``status="error"``, ``error_kind="grading"`` and ``reward=None``: it is never turned into a score, and
-  summaries leave it out unless asked to include errors.
+  summaries leave it out unless asked to include errors. The exception is a grading refused because the
+  agent left symlinks or special files in ``output/``: that is the agent's doing, so the episode is ``ok``
+  with reward 0.0 (the report still says why), and an agent cannot turn a failure into a dropped episode.
 - Limits end an episode with ``status="truncated"``; what the agent left in ``output/`` is still graded
   (``RolloutConfig.grade_on_truncation``), so the reward is that of the partial deliverable.
 - An agent that stops calling tools (a text-only reply with nudging off, or after ``max_nudges`` nudges)
@@ -561,12 +563,14 @@ async def run_episode(
     strict: bool | None = None
     if error_kind is not None:
         status = "error"
-    elif report is not None and report.get("status") == "error":
+    elif report is not None and report.get("status") == "error" and not report.get("rejected_files"):
         status, error_kind, finish = "error", "grading", "grading_error" if finish == "submitted" else finish
         error = str(report.get("error") or "grading failed")
     else:
         status = "ok" if finish in ("submitted", "no_tool_call") else "truncated"
         if report is not None:
+            # a grading refused because the agent left symlinks or special files in output/ is the agent's
+            # doing: it scores 0 and stays in the summaries, so it cannot turn a failure into a dropped episode
             reward = float(report.get("normalized_score") or 0.0)
             strict = bool(report.get("strict_pass", False))
         else:

@@ -115,3 +115,24 @@ def test_half_done_output_scores_in_between(tmp_path):
         # the reward is a sum of whole rubric weights over the total (no partial credit inside a rubric)
         earned = sum(r["score"] for r in info["report"]["rubrics"])
         assert round(earned / task.max_score, 4) == reward
+
+
+def test_symlink_escape_in_output_scores_zero_and_is_kept():
+    """A full solution plus a symlink to a host file: nothing is credited, and the episode is a plain 0."""
+
+    async def main():
+        task = SAMPLE[0]
+        env = _env([task])
+        try:
+            await env.areset(options={"task_id": task.id})
+            for action in solution_actions(task)[:-1]:  # everything but submit
+                await env.astep(action)
+            await env.astep({"name": "bash", "arguments": {"command": f"ln -s {task.root}/RUBRICS.json output/rubrics.json"}})
+            obs, reward, terminated, _, info = await env.astep({"name": "submit", "arguments": {}})
+        finally:
+            await env.aclose()
+        assert terminated and reward == 0.0
+        assert info["status"] == "ok" and info["refused_output"] == ["rubrics.json"]
+        assert info["report"]["status"] == "error" and "refused" in obs
+
+    asyncio.run(main())

@@ -308,3 +308,13 @@ def test_concurrent_calls_on_one_session_each_get_their_own_result(serve: ServeP
             await client.environments.aclose()
 
     asyncio.run(main())
+
+
+def test_symlink_in_output_is_a_plain_zero(serve: ServeProcess, orclient: Any) -> None:
+    with env_handle(orclient, serve).session(split="sample", index=0) as s:
+        s.call_tool("write", {"file_path": "output/report.md", "content": "draft\n"})
+        s.call_tool("bash", {"command": "ln -s /etc/passwd output/passwd.txt"})
+        out = s.call_tool("submit", {})
+    assert out.finished is True and out.reward == 0.0
+    assert out.metadata["status"] == "ok" and out.metadata["refused_output"] == ["passwd.txt"]
+    assert "root:" not in json.dumps(out.metadata)

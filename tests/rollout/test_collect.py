@@ -303,3 +303,15 @@ def test_collect_over_a_task_list(policy_server: Any, sample_tasks: list[Any]) -
     res = collect_sync(sample_tasks[:1], _policy(srv), env_id="my/tasks", env_kwargs=ENV_KW)
     t = res.trajectories[0]
     assert t.env_id == "my/tasks" and t.status == "ok" and t.reward == 1.0
+
+
+def test_symlink_in_output_scores_zero_and_is_not_dropped(policy_server: Any, sample_tasks: list[Any], tmp_path: Path) -> None:
+    """Refused output is the agent's doing: reward 0 and counted, never an error a summary would drop."""
+    plant = [{"name": "bash", "arguments": {"command": "ln -s /etc/passwd output/leak.txt"}}]
+    srv, _ = policy_server(prelude=[plant])
+    res = collect_sync("jobenv/sample", _policy(srv), tasks=[sample_tasks[0].id], out=tmp_path / "t.jsonl", env_kwargs=ENV_KW)
+    (t,) = res.trajectories
+    assert (t.status, t.error_kind, t.reward, t.submitted) == ("ok", None, 0.0, True)
+    assert t.report["status"] == "error" and t.report["rejected_files"] == ["leak.txt"]
+    s = res.summary()
+    assert (s.included, s.errors, s.overall.mean_reward) == (1, 0, 0.0)
