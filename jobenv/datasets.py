@@ -28,7 +28,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from .errors import DatasetNotFoundError, JobenvError, TaskFormatError
-from .tasks import _TASK_FOLDER_RE, INSTRUCTIONS_FILE, RUBRICS_FILE, SCHEMA_VERSION, Task, load_task_dir, parse_rubrics
+from .tasks import INSTRUCTIONS_FILE, RUBRICS_FILE, SCHEMA_VERSION, Task, load_task_dir, parse_rubrics
 
 __all__ = [
     "JOBBENCH_REPO_ID",
@@ -91,37 +91,25 @@ def discover_task_dirs(root: Path) -> list[Path]:
     return sorted(p.parent.parent for p in root.rglob(f"task_folder/{INSTRUCTIONS_FILE}") if p.is_file())
 
 
-def _task_number(name: str) -> int | None:
-    m = _TASK_FOLDER_RE.match(name)
-    return int(m.group(1)) if m else None
-
-
-def load_tree(root: Path, split: str, *, skip: set[str] | frozenset[str] = frozenset()) -> list[Task]:
+def load_tree(
+    root: Path, split: str, *, skip: set[str] | frozenset[str] = frozenset(), revision: str | None = None
+) -> list[Task]:
     """Load every task below ``root`` in stable order (occupation, then task number).
 
-    Works on ``<root>/<occupation>/taskN/`` and on JobTasks-style trees (occupation taken from
-    ``meta.json``'s ``occupation`` when present). Task uids in ``skip`` (known invalid) are left out.
-    Raises DatasetNotFoundError when ``root`` does not exist and TaskFormatError (naming the file) on
-    the first malformed task.
+    Works on ``<root>/<occupation>/taskN/`` and on JobTasks-style trees (occupation from ``meta.json`` when it
+    names one). Tasks whose ``<split>/<path below root>`` is in ``skip`` (known invalid, from the manifest)
+    are left out; ``revision`` is recorded on every task. Raises DatasetNotFoundError when ``root`` does not
+    exist and TaskFormatError (naming the file) on the first malformed task or a repeated task id.
     """
     root = Path(root)
     if not root.is_dir():
         raise DatasetNotFoundError(f"{root}: no such directory")
     tasks: list[Task] = []
     for task_dir in discover_task_dirs(root):
-        number = _task_number(task_dir.name)
-        if number is None:
-            raise TaskFormatError(f"{task_dir}: task folder name must be 'taskN'")
-        occupation = task_dir.parent.name if task_dir.parent != root else "general"
-        meta_path = task_dir / "meta.json"
-        if meta_path.is_file():
-            try:
-                occupation = str(json.loads(meta_path.read_text(encoding="utf-8")).get("occupation") or occupation)
-            except (ValueError, AttributeError):
-                pass  # load_task_dir reports the broken meta.json with its path
-        if f"{split}/{occupation}/task{number}" in skip:
+        if f"{split}/{task_dir.relative_to(root).as_posix()}" in skip:
             continue
-        tasks.append(load_task_dir(task_dir, split, occupation))
+        fallback = "general" if task_dir.parent == root else None
+        tasks.append(load_task_dir(task_dir, split, fallback, revision=revision))
     tasks.sort(key=lambda t: (t.occupation, t.number))
     seen: set[str] = set()
     for t in tasks:

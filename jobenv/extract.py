@@ -676,36 +676,25 @@ def _read_manifest(root: Path) -> tuple[list[str], bool]:
 
 
 def _walk(root: Path) -> tuple[list[str], list[str]]:
-    """Regular files (relative posix paths) and refused entries, never following links."""
+    """Regular files (relative posix paths) and refused entries, never following links.
+
+    os.walk without followlinks never descends into a linked directory; every entry is lstat-ed, and
+    anything that is neither a regular file nor a real directory (symlink, fifo, socket, device) is refused.
+    """
     files: list[str] = []
     rejected: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         base = Path(dirpath)
-        keep = []
-        for d in dirnames:
-            p = base / d
-            rel = p.relative_to(root).as_posix()
+        for name in dirnames + filenames:
+            rel = (base / name).relative_to(root).as_posix()
             try:
-                st = os.lstat(p)
+                mode = os.lstat(base / name).st_mode
             except OSError:
                 rejected.append(rel)
                 continue
-            if stat.S_ISLNK(st.st_mode):
-                rejected.append(rel)
-            else:
-                keep.append(d)
-        dirnames[:] = keep
-        for f in filenames:
-            p = base / f
-            rel = p.relative_to(root).as_posix()
-            try:
-                st = os.lstat(p)
-            except OSError:
-                rejected.append(rel)
-                continue
-            if stat.S_ISREG(st.st_mode):
+            if stat.S_ISREG(mode):
                 files.append(rel)
-            else:  # symlink, fifo, socket, device
+            elif not stat.S_ISDIR(mode):
                 rejected.append(rel)
     return sorted(files), sorted(rejected)
 

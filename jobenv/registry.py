@@ -85,7 +85,7 @@ def _load_downloaded(spec: EnvSpec) -> list[Task]:
                 f"Download it with: {DOWNLOAD_HINT[spec.dataset]}  "
                 "(set JOBENV_DATA to keep data elsewhere)"
             )
-        tasks.extend(load_tree(root / split, split, skip=skip))
+        tasks.extend(load_tree(root / split, split, skip=skip, revision=manifest.revision if manifest else None))
     if spec.expected_count is not None and len(tasks) != spec.expected_count:
         revision = manifest.revision if manifest else "unknown revision"
         warnings.warn(
@@ -107,7 +107,9 @@ def load_tasks(env_id: str, **options: Any) -> list[Task]:
     from .datasets import data_dir, load_tree
 
     if spec.dataset == "sample":
-        return load_tree(sample_root(), "sample")
+        from . import __version__
+
+        return load_tree(sample_root(), "sample", revision=f"jobenv-{__version__}")
     if spec.dataset == "jobbench":
         return _load_downloaded(spec)
     if spec.dataset == "jobtasks" and (data_dir() / "jobtasks" / "train").is_dir():

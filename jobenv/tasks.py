@@ -54,6 +54,7 @@ __all__ = [
     "load_rubrics_file",
     "load_task_dir",
     "normalize_task_id",
+    "task_folder_number",
     "task_sort_key",
 ]
 
@@ -224,6 +225,7 @@ class Task(BaseModel):
     meta: dict[str, Any] | None = None
     ground_truth: Path | None = None
     solution: Path | None = None
+    revision: str | None = None  # the dataset revision the task came from, recorded in grading reports
 
     @property
     def id(self) -> str:
@@ -257,6 +259,12 @@ def normalize_task_id(task_id: str) -> str:
             f"task id {task_id!r}: expected '<occupation>/taskN' (or '<occupation>__taskN')"
         )
     return tid
+
+
+def task_folder_number(name: str) -> int | None:
+    """N of a task folder named ``taskN`` (also ``task_03``, ``task-3``); None for any other name."""
+    m = _TASK_FOLDER_RE.match(name)
+    return int(m.group(1)) if m else None
 
 
 def task_sort_key(occupation: str, number: int) -> tuple[str, int]:
@@ -359,16 +367,19 @@ def _find_rubric_file(task_dir: Path) -> Path | None:
     return None
 
 
-def load_task_dir(task_dir: Path, split: str, occupation: str | None = None) -> Task:
+def load_task_dir(
+    task_dir: Path, split: str, occupation: str | None = None, *, revision: str | None = None
+) -> Task:
     """Load ``<occupation>/taskN/`` from disk.
 
-    ``occupation`` defaults to the parent folder's name. Raises TaskFormatError when the folder name is
-    not ``taskN``, ``task_folder/TASK_INSTRUCTIONS.txt`` is missing, the rubric file is missing or invalid,
-    or ``meta.json`` is not a JSON object.
+    The occupation is ``meta.json``'s ``occupation`` when it names one, else ``occupation``, else the
+    parent folder's name. Raises TaskFormatError when the folder name is not ``taskN``,
+    ``task_folder/TASK_INSTRUCTIONS.txt`` is missing, the rubric file is missing or invalid, or
+    ``meta.json`` is not a JSON object.
     """
     task_dir = Path(task_dir)
-    m = _TASK_FOLDER_RE.match(task_dir.name)
-    if not m:
+    number = task_folder_number(task_dir.name)
+    if number is None:
         raise TaskFormatError(f"{task_dir}: task folder name must be 'taskN'")
     folder = task_dir / "task_folder"
     instructions_path = folder / INSTRUCTIONS_FILE
@@ -386,6 +397,9 @@ def load_task_dir(task_dir: Path, split: str, occupation: str | None = None) -> 
             raise TaskFormatError(f"{meta_path}: not valid JSON: {exc}") from None
         if not isinstance(meta, dict):
             raise TaskFormatError(f"{meta_path}: must be a JSON object")
+    meta_occupation = meta.get("occupation") if meta else None
+    if isinstance(meta_occupation, str) and meta_occupation.strip():
+        occupation = meta_occupation.strip()
 
     def optional(name: str, want_dir: bool) -> Path | None:
         p = task_dir / name
@@ -394,7 +408,7 @@ def load_task_dir(task_dir: Path, split: str, occupation: str | None = None) -> 
     return Task(
         split=split,
         occupation=occupation or task_dir.parent.name,
-        number=int(m.group(1)),
+        number=number,
         instructions=instructions_path.read_text(encoding="utf-8", errors="replace"),
         task_folder=folder,
         rubrics=load_rubrics_file(rubric_path),
@@ -404,4 +418,5 @@ def load_task_dir(task_dir: Path, split: str, occupation: str | None = None) -> 
         meta=meta,
         ground_truth=optional("ground_truth", True),
         solution=optional("solution", True),
+        revision=revision,
     )

@@ -208,7 +208,6 @@ def build_financial_managers(out: Path) -> None:
     gl.insert(len(gl) - 9, list(dup_row))
     write_csv(tf / "gl_detail_q3_2026.csv", ["txn_id", "posting_date", "cost_center", "account", "description", "amount"], gl)
 
-    acct_name = {a: n for a, n, _ in accts}
     brows = [["Cost Center", "Cost Center Name", "Account", "Account Name", "Q3 Budget"]]
     for cc, ccn in ccs:
         for acct, an, _ in accts:

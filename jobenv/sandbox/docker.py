@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import concurrent.futures
 import io
-import json
 import os
 import posixpath
 import socket

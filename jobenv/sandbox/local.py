@@ -344,7 +344,7 @@ class LocalSandbox(Sandbox):
     # ------------------------------------------------------------------ lifecycle
     def _ulimits(self, with_as: bool) -> str:
         lim = self.limits
-        parts = [f"-c 0", f"-f {lim.file_size_mb * 1024}", f"-t {lim.cpu_time_s}", f"-u {lim.pids}"]
+        parts = ["-c 0", f"-f {lim.file_size_mb * 1024}", f"-t {lim.cpu_time_s}", f"-u {lim.pids}"]
         if with_as:
             parts.append(f"-v {lim.memory_mb * 1024}")
         return " ".join(parts)
@@ -664,7 +664,7 @@ class LocalSandbox(Sandbox):
                 finished, _ = await asyncio.wait({done}, timeout=10.0)
                 if not finished:
                     _teardown(self._state)
-                    raise SandboxError(f"the sandbox did not stop a timed-out command within 10 s; it was destroyed")
+                    raise SandboxError("the sandbox did not stop a timed-out command within 10 s; it was destroyed")
             status = done.result()
         finally:
             loop.remove_reader(out_fd)

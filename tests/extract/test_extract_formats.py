@@ -11,8 +11,6 @@ import struct
 import zlib
 from pathlib import Path
 
-import pytest
-
 from jobenv.extract import REJECTED_MANIFEST, extract_file, extract_output, is_visual_rubric, select_images
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 

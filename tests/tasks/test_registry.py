@@ -58,6 +58,7 @@ def test_from_dir_import_maps_validates_and_writes_manifest(data_dir: Path, tmp_
     with pytest.warns(UserWarning, match="found 2 tasks, expected 65 .dataset revision abc123"):
         main = jobenv.load_tasks("jobbench/main")
     assert [t.id for t in main] == ["lawyers/task1", "lawyers/task2"]
+    assert {t.revision for t in main} == {"abc123"}  # grading reports record it
     with pytest.warns(UserWarning):
         everything = jobenv.load_tasks("jobbench/all")
     assert [t.uid for t in everything] == ["main/lawyers/task1", "main/lawyers/task2", "easy/lawyers/task1"]
@@ -134,3 +135,12 @@ def test_jobtasks_train_falls_back_to_generated_split_then_prefers_download(data
     write_split(tmp_path / "jt" / "train", ["auditors/task1", "lawyers/task4"])
     import_snapshot(tmp_path / "jt", dataset="jobtasks", progress=False)
     assert [t.id for t in jobenv.load_tasks("jobtasks/train")] == ["auditors/task1", "lawyers/task4"]
+
+
+def test_grading_report_records_the_dataset_revision(tmp_path: Path):
+    from jobenv.judge import make_judge
+
+    task = jobenv.load_tasks("jobenv/sample")[0]
+    (tmp_path / "out").mkdir()
+    report = make_judge("checks").grade_sync(task, tmp_path / "out")
+    assert report.dataset_revision == f"jobenv-{jobenv.__version__}"

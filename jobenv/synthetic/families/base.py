@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..common import RefFile
+from ..common import RefFile, c_regex, int_pattern, label_regex, line_value_regex, rubric
 from .. import writers
 
 __all__ = [
@@ -238,3 +238,32 @@ def card(subject: str, occupation: str, family: str, source: tuple[str, str], tr
              f"- Trap: {trap['kind'] + ' - ' + trap.get('detail', '') if trap else 'none'}", "", "## Expected answers", ""]
     lines += [f"- {f}" for f in facts]
     return "\n".join(lines) + "\n"
+
+
+def shuffle_records(rng: random.Random, data: Any, scoped: Any, id_col: str, trap_kind: str | None) -> tuple[Any, int, dict | None]:
+    """The extract's rows in a seeded order. Under the duplicates trap 2 to 6 in-scope records appear a second
+    time; returns (records, number of duplicates, the trap's description or None)."""
+    records = data.sample(frac=1.0, random_state=rng.randrange(2**31)).reset_index(drop=True)
+    if trap_kind != "duplicates":
+        return records, 0, None
+    import pandas as pd
+
+    n = rng.randint(2, 6)
+    pick = scoped.sample(n=n, random_state=rng.randrange(2**31))
+    records = pd.concat([records, pick], ignore_index=True)
+    records = records.sample(frac=1.0, random_state=rng.randrange(2**31)).reset_index(drop=True)
+    return records, n, {"kind": "duplicates", "count": n, "ids": sorted(pick[id_col].tolist()),
+                        "detail": f"{n} records appear twice in the extract"}
+
+
+def premise_rubric(premise_ok: str, trap_kind: str | None, doc: str, *, noun: str = "memo",
+                   line: Any = line_value_regex) -> dict:
+    """The rubric on the requester's premise (weight 10 when the premise is the task's trap)."""
+    return rubric(f"The {noun} confirms or corrects the requester's premise", 10 if trap_kind == "false_premise" else 6,
+                  [(f"{noun} answers the premise with '{premise_ok}'", c_regex(line("Premise confirmed", premise_ok), doc))])
+
+
+def duplicates_item(dup_count: int, doc: str, *, noun: str = "memo", sep: str = r"[\s:*_|\-=]*") -> tuple[str, Any]:
+    """The criterion that the deliverable states how many duplicate rows it dropped."""
+    return (f"{noun} states Duplicates removed: {dup_count}",
+            c_regex(label_regex("Duplicates removed") + sep + int_pattern(dup_count), doc))

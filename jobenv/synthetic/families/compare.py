@@ -116,6 +116,10 @@ SCENARIOS: tuple[CompareScenario, ...] = (
 )
 
 
+# between a label and its value in docx text (mammoth escapes some punctuation with a backslash)
+_DOCX_SEP = r"[\s:*_|\\\-=]*"
+
+
 def _md(value: str) -> str:
     """A regex for ``value`` that also matches Markdown-escaped text (docx is extracted via mammoth)."""
     return "".join(("\\\\?" + re.escape(ch)) if not ch.isalnum() and not ch.isspace() else re.escape(ch)
@@ -247,7 +251,7 @@ def build(rng: random.Random, sc: CompareScenario, trap_kind: str | None, raw) -
         mdef = f"{sc.metric_col} = the {sc.entity_noun}'s {num} for the year"
     rules = [
         f"Metric: {mdef}; report it to 2 decimal places.",
-        f"change = current minus base (2 decimal places); change_pct = change / base x 100, rounded to 1 decimal place.",
+        "change = current minus base (2 decimal places); change_pct = change / base x 100, rounded to 1 decimal place.",
         f"Flag a {sc.entity_noun} when change_pct (unrounded) is strictly above {thr_txt}%.",
         f"The decision is {sc.decision_yes} when at least one {sc.entity_noun} is flagged, otherwise {sc.decision_no}.",
         f"Report {sc.alt_col} in its standard unit; convert any period supplied in another unit (see the column header).",
@@ -332,14 +336,11 @@ def build(rng: random.Random, sc: CompareScenario, trap_kind: str | None, raw) -
                   c_not(c_regex(rf"(?m){label_regex('Flagged')}[^\n]*?(?<![\w]){_md(notf[0])}(?![\w])", D))))
     R.append(rubric("The briefing reaches the right decision", 10, items))
     premise_ok = "yes" if premise_entity == top else "no"
-    R.append(rubric("The briefing confirms or corrects the requester's premise",
-                    10 if trap_kind == "false_premise" else 6, [
-                        (f"briefing answers the premise with '{premise_ok}'", c_regex(_line("Premise confirmed", premise_ok), D))]))
+    R.append(base.premise_rubric(premise_ok, trap_kind, D, noun="briefing", line=_line))
     src = [(f"briefing names {cite} as the source file", c_regex(_line("Source file", cite), D)),
-           (f"briefing states Duplicates removed: {dup_count}",
-            c_regex(label_regex("Duplicates removed") + r"[\s:*_|\\\-=]*" + int_pattern(dup_count), D)),
+           base.duplicates_item(dup_count, D, noun="briefing", sep=_DOCX_SEP),
            (f"briefing states Entities compared: {len(ents)}",
-            c_regex(label_regex("Entities compared") + r"[\s:*_|\\\-=]*" + int_pattern(len(ents)), D))]
+            c_regex(label_regex("Entities compared") + _DOCX_SEP + int_pattern(len(ents)), D))]
     R.append(rubric("Works from the current extract and counts duplicates once",
                     10 if trap_kind in ("stale_file", "duplicates") else 6, src))
     if scaled_period is not None:

@@ -236,17 +236,8 @@ def build(rng: random.Random, sc: KpiScenario, trap_kind: str | None, raw) -> Dr
     ext = {"csv": "csv", "xlsx": "xlsx", "sqlite": "db"}[layout]
     data_file = f"{sc.stem}_extract_{current_date}.{ext}"
 
-    records = data.sample(frac=1.0, random_state=rng.randrange(2**31)).reset_index(drop=True)
-    dup_count = 0
-    if trap_kind == "duplicates":
-        dup_count = rng.randint(2, 6)
-        pick = scoped.sample(n=dup_count, random_state=rng.randrange(2**31))
-        import pandas as pd
-
-        records = pd.concat([records, pick], ignore_index=True)
-        records = records.sample(frac=1.0, random_state=rng.randrange(2**31)).reset_index(drop=True)
-        trap = {"kind": "duplicates", "count": dup_count, "ids": sorted(pick[idc].tolist()),
-                "detail": f"{dup_count} records appear twice in the extract"}
+    records, dup_count, dup_trap = base.shuffle_records(rng, data, scoped, idc, trap_kind)
+    trap = dup_trap or trap
 
     scaled_group = None
     alt_header, factor = sc.alt_unit
@@ -393,15 +384,13 @@ def build(rng: random.Random, sc: KpiScenario, trap_kind: str | None, raw) -> Dr
     R.append(rubric("The memo flags the right groups and reaches the right decision", 10, flag_items))
 
     premise_ok = "yes" if premise_group == top else "no"
-    p_items = [(f"memo answers the premise with '{premise_ok}'", c_regex(line_value_regex("Premise confirmed", premise_ok), M))]
-    R.append(rubric("The memo confirms or corrects the requester's premise", 10 if trap_kind == "false_premise" else 6, p_items))
+    R.append(base.premise_rubric(premise_ok, trap_kind, M))
 
     src_items = [(f"memo names {data_file} as the source file", c_regex(line_value_regex("Source file", data_file), M))]
     if trap_kind == "stale_file":
         src_items.append((f"memo does not report the stale extract's total ({money(rnd(stale_total, 2))})",
                           c_not(c_number(rnd(stale_total, 2), M, t2))))
-    src_items.append((f"memo states Duplicates removed: {dup_count}",
-                      c_regex(label_regex("Duplicates removed") + r"[\s:*_|\-=]*" + int_pattern(dup_count), M)))
+    src_items.append(base.duplicates_item(dup_count, M))
     R.append(rubric("The memo works from the current extract and accounts for duplicates",
                     10 if trap_kind in ("stale_file", "duplicates") else 6, src_items))
     if trap_kind == "unit_scale":

@@ -152,8 +152,6 @@ def _apply(df, flt):
 
 def build(rng: random.Random, sc: RateScenario, trap_kind: str | None, raw) -> Draft:
     """Draw one task of this family; raises DegenerateTask when the drawn parameters are ill-posed."""
-    import pandas as pd
-
     data = sc.prep(raw, rng).reset_index(drop=True)
     flt = rng.choice(sc.filters)
     min_n = rng.choice(sc.min_ns)
@@ -200,15 +198,8 @@ def build(rng: random.Random, sc: RateScenario, trap_kind: str | None, raw) -> D
     ext = {"csv": "csv", "xlsx": "xlsx", "sqlite": "db"}[layout]
     current_date, stale_date = "2024-05-31", "2024-02-29"
     data_file = f"{sc.stem}_extract_{current_date}.{ext}"
-    records = data.sample(frac=1.0, random_state=rng.randrange(2**31)).reset_index(drop=True)
-    dup_count = 0
-    if trap_kind == "duplicates":
-        dup_count = rng.randint(2, 6)
-        pick = scoped.sample(n=dup_count, random_state=rng.randrange(2**31))
-        records = pd.concat([records, pick], ignore_index=True)
-        records = records.sample(frac=1.0, random_state=rng.randrange(2**31)).reset_index(drop=True)
-        trap = {"kind": "duplicates", "count": dup_count, "ids": sorted(pick[idc].tolist()),
-                "detail": f"{dup_count} records appear twice in the extract"}
+    records, dup_count, dup_trap = base.shuffle_records(rng, data, scoped, idc, trap_kind)
+    trap = dup_trap or trap
     spec: dict[str, Any] = {"layout": layout, "file": data_file, "value_col": ev, "id_col": idc, "alt_units": {},
                             "skip_sheets": ["Notes"], "table": sc.stem}
     notes = f"Extract of {sc.entity} records; {ev} = 1 marks {sc.event_noun}."
@@ -316,11 +307,9 @@ def build(rng: random.Random, sc: RateScenario, trap_kind: str | None, raw) -> D
     items.append((f"memo's decision is {decision}", c_regex(line_value_regex("Decision", decision), M)))
     R.append(rubric("The memo reaches the right benchmark decision", 10, items))
     premise_ok = "yes" if premise_group == top else "no"
-    R.append(rubric("The memo confirms or corrects the requester's premise", 10 if trap_kind == "false_premise" else 6, [
-        (f"memo answers the premise with '{premise_ok}'", c_regex(line_value_regex("Premise confirmed", premise_ok), M))]))
+    R.append(base.premise_rubric(premise_ok, trap_kind, M))
     src = [(f"memo names {data_file} as the source file", c_regex(line_value_regex("Source file", data_file), M)),
-           (f"memo states Duplicates removed: {dup_count}",
-            c_regex(label_regex("Duplicates removed") + r"[\s:*_|\-=]*" + int_pattern(dup_count), M))]
+           base.duplicates_item(dup_count, M)]
     if stale_overall is not None:
         src.append((f"memo does not report the stale extract's overall rate ({rnd(stale_overall, 1):.1f}%)",
                     c_not(c_number(rnd(stale_overall, 1), M, t1))))

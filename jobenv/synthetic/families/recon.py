@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from ..common import (
     DegenerateTask, Draft, RefFile, c_cell, c_columns, c_file, c_not, c_number, c_regex, c_rows, id_regex,
-    int_pattern, label_regex, line_value_regex, money, rnd, rubric, tol,
+    line_value_regex, rnd, rubric, tol,
 )
 from .. import writers
 from . import base
@@ -111,8 +111,6 @@ SCENARIOS: tuple[ReconScenario, ...] = (
 
 def build(rng: random.Random, sc: ReconScenario, trap_kind: str | None, raw) -> Draft:
     """Draw one task of this family; raises DegenerateTask when the drawn parameters are ill-posed."""
-    import pandas as pd
-
     data = sc.prep(raw).drop_duplicates(subset=["record_id"]).reset_index(drop=True)
     n = rng.randint(60, 110)
     recs = data.sample(n=min(n, len(data)), random_state=rng.randrange(2**31)).sort_values("record_id").reset_index(drop=True)
@@ -276,11 +274,9 @@ def build(rng: random.Random, sc: ReconScenario, trap_kind: str | None, raw) -> 
         ]),
     ]
     premise_ok = "yes" if premise_higher == higher else "no"
-    R.append(rubric("The memo confirms or corrects the requester's premise", 10 if trap_kind == "false_premise" else 6, [
-        (f"memo answers the premise with '{premise_ok}'", c_regex(line_value_regex("Premise confirmed", premise_ok), M))]))
+    R.append(base.premise_rubric(premise_ok, trap_kind, M))
     src = [(f"memo names {stmt_file} as the source file", c_regex(line_value_regex("Source file", stmt_file), M)),
-           (f"memo states Duplicates removed: {dup_count}",
-            c_regex(label_regex("Duplicates removed") + r"[\s:*_|\-=]*" + int_pattern(dup_count), M))]
+           base.duplicates_item(dup_count, M)]
     if stale_st is not None and abs(stale_st - st) > 1:
         src.append((f"memo does not report the stale statement total ({stale_st:.2f})", c_not(c_number(stale_st, M, t2))))
     R.append(rubric("Works from the current statement and counts duplicated lines once",
