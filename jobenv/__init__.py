@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import (
+    ConfigError,
     DatasetNotFoundError,
-    ExtractionError,
     JobenvError,
     JudgeConfigError,
     JudgeError,
@@ -21,6 +21,8 @@ from .errors import (
     SandboxUnavailableError,
     TaskFormatError,
     UnknownEnvError,
+    UnknownTaskError,
+    PolicyError,
     WorkspacePathError,
 )
 from .registry import list_envs, load_tasks, make
@@ -40,6 +42,7 @@ __all__ = [
     "make_judge",
     "make_sandbox",
     "JobenvError",
+    "ConfigError",
     "TaskFormatError",
     "DatasetNotFoundError",
     "UnknownEnvError",
@@ -48,7 +51,8 @@ __all__ = [
     "WorkspacePathError",
     "JudgeError",
     "JudgeConfigError",
-    "ExtractionError",
+    "UnknownTaskError",
+    "PolicyError",
 ]
 
 # public name -> module that defines it, imported on first access

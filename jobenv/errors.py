@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "JobenvError",
+    "ConfigError",
     "TaskFormatError",
     "DatasetNotFoundError",
     "UnknownEnvError",
@@ -17,12 +18,19 @@ __all__ = [
     "WorkspacePathError",
     "JudgeError",
     "JudgeConfigError",
-    "ExtractionError",
+    "ReplyError",
+    "UnknownTaskError",
+    "PolicyError",
+    "QualityGateError",
 ]
 
 
 class JobenvError(Exception):
     """Base class of every error jobenv raises deliberately."""
+
+
+class ConfigError(JobenvError, ValueError):
+    """A bad option value (a budget below 1, an unknown scoring rule); the message names the option."""
 
 
 class TaskFormatError(JobenvError):
@@ -60,5 +68,17 @@ class JudgeConfigError(JudgeError):
     """The judge is not configured (for example no LLM endpoint while a rubric needs one)."""
 
 
-class ExtractionError(JobenvError):
-    """A deliverable could not be turned into text (only raised where a caller asked for strictness)."""
+class ReplyError(JudgeError):
+    """A judge reply that cannot be read as a verdict (retried, then fail-closed)."""
+
+
+class UnknownTaskError(TaskFormatError):
+    """A task id, uid or index that names no task of the split; the message lists some ids that exist."""
+
+
+class PolicyError(JobenvError):
+    """The policy endpoint failed or answered with something that is not a usable reply."""
+
+
+class QualityGateError(JobenvError):
+    """The task generator could not produce a task that passes its quality gate."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .grading import EpisodeRules
+
 if TYPE_CHECKING:
     from .tasks import Task
 
@@ -22,17 +24,16 @@ OUTPUT_DIR = "/workspace/output"
 
 
 def build_prompt(
-    task: "Task",
+    task: Task,
     *,
+    rules: EpisodeRules | None = None,
     network: bool = False,
-    max_steps: int | None = None,
-    time_limit_s: float | None = None,
     include_instructions: bool = True,
 ) -> str:
     """The full first message for ``task``.
 
     ``network`` says whether the sandbox can reach the internet (the prompt then allows online search);
-    ``max_steps`` / ``time_limit_s`` are stated so the agent can budget; ``include_instructions`` embeds the
+    ``rules`` (default: unlimited) are stated so the agent can budget, with the truncation rule in force; ``include_instructions`` embeds the
     text of TASK_INSTRUCTIONS.txt after the wrapper (the file stays in the task folder either way).
     """
     outside = (
@@ -40,16 +41,8 @@ def build_prompt(
         if network
         else "There is no internet access: rely on the files you were given."
     )
-    budget = []
-    if max_steps is not None:
-        budget.append(f"at most {max_steps} tool calls")
-    if time_limit_s is not None:
-        budget.append(f"about {time_limit_s:g} seconds")
-    budget_line = (
-        f"- Budget: {' and '.join(budget)}. If it runs out before you submit, the episode scores 0.\n"
-        if budget
-        else ""
-    )
+    budget = (rules or EpisodeRules(max_steps=None)).describe_budget()
+    budget_line = f"- {budget}\n" if budget else ""
     parts = [
         "You are working on a professional task inside a sandboxed Linux workspace.\n",
         "Where things are:\n"

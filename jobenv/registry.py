@@ -19,7 +19,10 @@ if TYPE_CHECKING:
     from .env import JobEnv
     from .tasks import Task
 
-__all__ = ["EnvSpec", "ENV_SPECS", "list_envs", "env_spec", "load_tasks", "make", "register_gymnasium", "sample_root"]
+__all__ = [
+    "EnvSpec", "ENV_SPECS", "list_envs", "env_spec", "is_registered", "load_tasks", "make", "register_gymnasium",
+    "sample_root",
+]
 
 
 @dataclass(frozen=True)
@@ -96,16 +99,45 @@ def _load_downloaded(spec: EnvSpec) -> list[Task]:
     return tasks
 
 
+def _load_folder(path: Path) -> list[Task]:
+    """Tasks from a folder on disk: one task (``taskN/`` holding ``task_folder/``) or a tree of them."""
+    from .datasets import load_tree
+    from .tasks import load_task_dir
+
+    path = path.resolve()
+    if (path / "task_folder").is_dir():
+        return [load_task_dir(path, "local", path.parent.name or "general")]
+    tasks = load_tree(path, "local")
+    if not tasks:
+        from .errors import TaskFormatError
+
+        raise TaskFormatError(f"{path}: no task folders (taskN/task_folder/TASK_INSTRUCTIONS.txt) found below it")
+    return tasks
+
+
+def is_registered(env_id: str) -> bool:
+    """True for a registered environment id (as opposed to a task folder path)."""
+    return env_id in ENV_SPECS
+
+
 def load_tasks(env_id: str, **options: Any) -> list[Task]:
     """The tasks of ``env_id`` in stable order (hosting addresses tasks by index).
 
-    ``jobenv/synthetic`` takes ``seed`` and ``n``. Raises UnknownEnvError for an unknown id,
-    DatasetNotFoundError (with the download command) for a split not on disk, TaskFormatError for a
-    malformed task. A task count that differs from the published one is a warning, not an error.
+    ``env_id`` is a registered id or the path of a task folder (one ``taskN/`` or a tree of them, split
+    ``local``). ``jobenv/synthetic`` takes ``seed`` and ``n``. Raises UnknownEnvError for an unknown id that is
+    not a folder either, DatasetNotFoundError (with the download command) for a split not on disk,
+    TaskFormatError for a malformed task. A task count that differs from the published one is a warning.
     """
+    if env_id not in ENV_SPECS and Path(env_id).expanduser().is_dir():
+        if options:
+            raise UnknownEnvError(f"{env_id}: a task folder takes no options (got {', '.join(options)})")
+        return _load_folder(Path(env_id).expanduser())
     spec = env_spec(env_id)
     from .datasets import data_dir, load_tree
 
+    if spec.dataset != "synthetic" and options:
+        raise UnknownEnvError(f"{env_id}: takes no options (got {', '.join(options)}); only jobenv/synthetic "
+                              "takes seed and n")
     if spec.dataset == "sample":
         from . import __version__
 
@@ -125,18 +157,16 @@ def load_tasks(env_id: str, **options: Any) -> list[Task]:
 
 
 def make(env_id: str, **kwargs: Any) -> JobEnv:
-    """Create the environment for ``env_id`` (see :class:`jobenv.env.JobEnv` for the keyword arguments).
+    """Create the environment for ``env_id`` — a registered id or a task folder path (see
+    :class:`jobenv.env.JobEnv` for the keyword arguments). Gymnasium's entry point for every jobenv id.
 
     ``jobenv/synthetic`` also takes ``seed`` and ``n``: the tasks are generated on first use and cached
-    under the data directory.
+    under the data directory. Raises as :func:`load_tasks` and :class:`~jobenv.env.JobEnv` do.
     """
-    spec = env_spec(env_id)
     from .env import JobEnv
 
-    if spec.dataset == "synthetic":
-        options = {k: kwargs.pop(k) for k in ("seed", "n") if k in kwargs}
-        return JobEnv(load_tasks(env_id, **options), env_id=env_id, **kwargs)
-    return JobEnv(env_id, **kwargs)
+    options = {k: kwargs.pop(k) for k in ("seed", "n") if k in kwargs}
+    return JobEnv(load_tasks(env_id, **options), env_id=env_id, **kwargs)
 
 
 def register_gymnasium() -> None:
@@ -145,7 +175,7 @@ def register_gymnasium() -> None:
 
     for env_id in ENV_SPECS:
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point="jobenv.env:JobEnv", kwargs={"env_id": env_id})
+            gymnasium.register(id=env_id, entry_point="jobenv.registry:make", kwargs={"env_id": env_id})
 
 
 class _RegisterWhenGymnasiumLoads(importlib.abc.MetaPathFinder):

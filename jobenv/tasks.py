@@ -27,13 +27,15 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from .errors import TaskFormatError
+from .errors import TaskFormatError, UnknownTaskError
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -49,13 +51,13 @@ __all__ = [
     "NotCheck",
     "Rubric",
     "Task",
-    "PublicTaskSpec",
     "parse_rubrics",
     "load_rubrics_file",
     "load_task_dir",
     "normalize_task_id",
     "task_folder_number",
-    "task_sort_key",
+    "find_task",
+    "select_tasks",
 ]
 
 SCHEMA_VERSION = 1
@@ -198,15 +200,6 @@ class Rubric(BaseModel):
         return out
 
 
-class PublicTaskSpec(BaseModel):
-    """What may be shown to anyone: never rubrics, task cards or answers."""
-
-    id: str
-    occupation: str
-    split: str
-    index: int
-
-
 class Task(BaseModel):
     """One task. ``task_folder`` is the only thing the agent may see; everything else stays on the host."""
 
@@ -261,15 +254,47 @@ def normalize_task_id(task_id: str) -> str:
     return tid
 
 
+def find_task(tasks: Sequence[Task], key: str | int, *, where: str = "split") -> Task:
+    """The task named by ``key`` within ``tasks``: the one rule for looking a task up.
+
+    ``key`` is an index (an int, or a string of digits), ``<occupation>/taskN``, the Hub's
+    ``<occupation>__taskN`` or ``<split>/<occupation>/taskN``; a bare id in a multi-split list names the first
+    split's task. Raises :class:`UnknownTaskError` (naming ``where`` and a few ids that exist) otherwise.
+    """
+    if isinstance(key, bool):
+        raise UnknownTaskError(f"{where}: task key {key!r} is neither an index nor a task id")
+    if isinstance(key, str) and key.strip().isdigit():
+        key = int(key.strip())
+    if not isinstance(key, str):
+        try:
+            idx = operator.index(key)
+        except TypeError:
+            raise UnknownTaskError(f"{where}: task key {key!r} is neither an index nor a task id") from None
+        if not 0 <= idx < len(tasks):
+            raise UnknownTaskError(f"{where}: index {idx} out of range 0..{len(tasks) - 1}")
+        return tasks[idx]
+    try:
+        tid = normalize_task_id(key)
+    except TaskFormatError as exc:
+        raise UnknownTaskError(f"{where}: {exc}") from None
+    for task in tasks:
+        if tid in (task.id, task.uid):
+            return task
+    some = ", ".join(t.id for t in tasks[:5])
+    raise UnknownTaskError(f"{where}: no task {key!r} (tasks include: {some}{', ...' if len(tasks) > 5 else ''})")
+
+
+def select_tasks(tasks: Sequence[Task], keys: Sequence[str | int] | None, *, where: str = "split") -> list[Task]:
+    """The tasks named by ``keys`` (see :func:`find_task`), in the order given; all of ``tasks`` when None."""
+    if keys is None:
+        return list(tasks)
+    return [find_task(tasks, k, where=where) for k in keys]
+
+
 def task_folder_number(name: str) -> int | None:
     """N of a task folder named ``taskN`` (also ``task_03``, ``task-3``); None for any other name."""
     m = _TASK_FOLDER_RE.match(name)
     return int(m.group(1)) if m else None
-
-
-def task_sort_key(occupation: str, number: int) -> tuple[str, int]:
-    """Stable order of tasks within a split: occupation, then task number (task2 before task10)."""
-    return (occupation, number)
 
 
 def _fail(source: str, where: str, message: str) -> TaskFormatError:

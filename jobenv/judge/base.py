@@ -6,27 +6,15 @@ refused files, missing configuration): it returns a report with ``status="error"
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import time
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 
+from .._aio import run_sync
 from .report import CriterionResult, GradeReport, RubricResult, build_report
 
 __all__ = ["Judge", "empty_output_report", "rejected_report", "run_sync"]
-
-
-def run_sync(coro: Any) -> Any:
-    """Run a coroutine to completion from synchronous code, even when an event loop is already running."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    # inside a running loop (a notebook, an async trainer calling sync code): use a private thread
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 class Judge(ABC):

@@ -7,7 +7,6 @@ start with ``/workspace``); anything that would leave it raises :class:`Workspac
 
 from __future__ import annotations
 
-import asyncio
 import posixpath
 from abc import ABC, abstractmethod
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from .._aio import PrivateLoop
 from ..errors import WorkspacePathError
 
 __all__ = [
@@ -142,14 +142,12 @@ class Sandbox(ABC):
     async def close(self) -> None:
         """Remove the sandbox and everything in it. Safe to call twice."""
 
-    # Sync wrappers for scripts; they must not be called from a running event loop.
+    # Sync wrappers for scripts and notebooks: every call of one sandbox runs on that sandbox's own loop.
     def _sync(self, coro: Any) -> Any:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(coro)
-        coro.close()
-        raise RuntimeError("sync sandbox methods cannot run inside an event loop; await the async method instead")
+        runner = self.__dict__.get("_private_loop")
+        if runner is None:
+            runner = self.__dict__["_private_loop"] = PrivateLoop("jobenv-sandbox-loop")
+        return runner.run(coro)
 
     def start_sync(self, task_folder: Path | None) -> None:
         self._sync(self.start(task_folder))
@@ -168,6 +166,9 @@ class Sandbox(ABC):
 
     def close_sync(self) -> None:
         self._sync(self.close())
+        runner = self.__dict__.pop("_private_loop", None)
+        if runner is not None:
+            runner.close()
 
     async def __aenter__(self) -> "Sandbox":
         return self

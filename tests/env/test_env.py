@@ -9,7 +9,7 @@ import gymnasium
 import pytest
 
 from jobenv.env import AnyText, JobEnv, ToolCallSpace, parse_action
-from jobenv.errors import JudgeConfigError, TaskFormatError
+from jobenv.errors import ConfigError, JudgeConfigError, SandboxError, TaskFormatError
 
 
 @pytest.fixture
@@ -176,6 +176,28 @@ def test_truncation_by_steps(mini_tasks):
         env.close()
 
 
+def test_truncation_grade_rule_grades_the_output_as_it_stands(mini_tasks):
+    env = JobEnv(mini_tasks, judge="checks", max_steps=2, on_truncate="grade")
+    try:
+        obs, info = env.reset(options={"index": 0})
+        assert "at most 2 tool calls" in obs and "graded as it stands" in obs and info["on_truncate"] == "grade"
+        env.step({"name": "write", "arguments": {"file_path": "output/report.md", "content": "Total: 200"}})
+        obs, reward, term, trunc, info = env.step({"name": "ls", "arguments": {}})
+        assert (reward, term, trunc) == (1.0, False, True)
+        assert info["status"] == "truncated" and info["truncated_reason"] == "max_steps"
+        assert info["report"]["normalized_score"] == 1.0 and "graded as it stands" in obs
+        # the same output under the default rule earns nothing
+        zero = JobEnv(mini_tasks, judge="checks", max_steps=2)
+        try:
+            zero.reset(options={"index": 0})
+            zero.step({"name": "write", "arguments": {"file_path": "output/report.md", "content": "Total: 200"}})
+            assert zero.step({"name": "ls", "arguments": {}})[1:4] == (0.0, False, True)
+        finally:
+            zero.close()
+    finally:
+        env.close()
+
+
 def test_truncation_by_time_cuts_a_long_command(mini_tasks):
     env = JobEnv(mini_tasks, judge="checks", max_steps=None, time_limit_s=1.5)
     try:
@@ -210,10 +232,14 @@ def test_step_before_reset_and_close_semantics(mini_tasks):
 def test_constructor_errors(mini_tasks):
     with pytest.raises(TaskFormatError):
         JobEnv([], judge="checks")
-    with pytest.raises(TaskFormatError):
-        JobEnv()
-    with pytest.raises(ValueError):
+    with pytest.raises(TaskFormatError, match=r"jobenv\.make"):
+        JobEnv("jobenv/sample")  # an id is loaded by the registry, never by the env
+    with pytest.raises(ConfigError, match="max_steps"):
         JobEnv(mini_tasks, judge="checks", max_steps=0)
+    with pytest.raises(ConfigError, match="on_truncate"):
+        JobEnv(mini_tasks, judge="checks", on_truncate="maybe")  # type: ignore[arg-type]
+    with pytest.raises(SandboxError, match="unknown sandbox backend"):
+        JobEnv(mini_tasks, judge="checks", sandbox="dockr")
 
 
 def test_spaces_accept_any_unicode_and_tool_calls():
@@ -263,12 +289,16 @@ def test_sync_api_works_from_inside_a_running_loop(mini_tasks):
 
 
 def test_prompt_variants(mini_tasks):
+    from jobenv.grading import EpisodeRules
     from jobenv.prompt import build_prompt
 
-    online = build_prompt(mini_tasks[0], network=True, time_limit_s=600)
+    online = build_prompt(mini_tasks[0], network=True, rules=EpisodeRules(max_steps=None, time_limit_s=600))
     offline = build_prompt(mini_tasks[0], include_instructions=False)
     assert "look up public information online" in online and "600 seconds" in online
     assert "no internet access" in offline and "tool calls" not in offline
+    stepped = build_prompt(mini_tasks[0], rules=EpisodeRules(max_steps=7, on_truncate="grade"))
+    assert "at most 7 tool calls" in stepped and "graded as it stands" in stepped
+    assert "scores 0" in build_prompt(mini_tasks[0], rules=EpisodeRules(max_steps=7))
     assert "Write output/report.md stating the total sales." not in offline
     assert "Write output/report.md stating the total sales." in online
 

@@ -32,7 +32,7 @@ def test_registered_ids_and_namespace_parsing():
     for env_id in jobenv.list_envs():
         assert env_id in gymnasium.registry, env_id
         spec = gymnasium.spec(env_id)
-        assert spec.entry_point == "jobenv.env:JobEnv" and spec.kwargs == {"env_id": env_id}
+        assert spec.entry_point == "jobenv.registry:make" and spec.kwargs == {"env_id": env_id}
     spec = gymnasium.spec("jobbench/main")
     assert (spec.namespace, spec.name, spec.version) == ("jobbench", "main", None)
 
