@@ -27,8 +27,9 @@ import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -37,7 +38,7 @@ from .errors import SandboxError, TaskFormatError
 from .prompt import build_prompt
 from .sandbox.base import Sandbox, SandboxLimits
 from .tasks import Task, normalize_task_id
-from .tools import TOOL_NAMES, Toolbox, ToolResult, tool_schemas
+from .tools import TOOL_NAMES, Toolbox, ToolResult, sample_actions, tool_schemas
 
 __all__ = ["AnyText", "ToolCallSpace", "JobEnv", "parse_action", "register_gymnasium"]
 
@@ -75,13 +76,7 @@ class AnyText(gymnasium.Space[str]):
 
 
 # Read-only actions for ToolCallSpace.sample(): harmless and deterministic for a freshly reset task.
-_SAMPLE_ACTIONS: tuple[dict[str, Any], ...] = (
-    {"name": "ls", "arguments": {"path": "task_folder"}},
-    {"name": "read", "arguments": {"file_path": "task_folder/TASK_INSTRUCTIONS.txt", "limit": 20}},
-    {"name": "glob", "arguments": {"pattern": "*"}},
-    {"name": "bash", "arguments": {"command": "pwd"}},
-    {"name": "todo_write", "arguments": {"todos": [{"content": "read the instructions", "status": "in_progress"}]}},
-)
+_SAMPLE_ACTIONS: tuple[dict[str, Any], ...] = tuple(sample_actions())
 
 
 class ToolCallSpace(gymnasium.Space[Any]):
