@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import TaskFormatError, UnknownEnvError
+from .tools import CONCURRENT_TOOLS  # re-exported: hosting's concurrent set is the tool table's
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .tasks import Task
@@ -74,7 +75,6 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 # Tools that only read state or run the shell: the SDK lets these overlap within a session. Writers stay serialised
 # per tool, and submit is exclusive (it waits for every in-flight call, so nothing changes what it grades).
-CONCURRENT_TOOLS = frozenset({"bash", "read", "glob", "grep", "ls"})
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,13 @@ TASK_FOLDER = "/workspace/task_folder"
 OUTPUT_DIR = "/workspace/output"
 
 
+def _tool_list() -> str:
+    from .tools import SUBMIT, TOOL_NAMES
+
+    names = [n for n in TOOL_NAMES if n != SUBMIT]
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def build_prompt(
     task: Task,
     *,
@@ -62,7 +69,7 @@ def build_prompt(
         "the read tool (it shows their extracted text) or with code you run through bash, and produce such "
         "files with code as well (for example a Python script).\n"
         + budget_line,
-        "Tools: bash, read, write, edit, multi_edit, glob, grep, ls and todo_write. Paths are relative to "
+        f"Tools: {_tool_list()}. Paths are relative to "
         "/workspace (absolute paths must stay under it). When every deliverable is saved in the output folder, "
         "call submit: it grades the output folder and ends the episode, so call it exactly once, at the end.\n",
     ]

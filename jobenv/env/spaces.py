@@ -9,7 +9,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from ..tools import TOOL_NAMES
+from ..tools import TOOL_NAMES, sample_actions
 from .actions import parse_action
 
 __all__ = ["AnyText", "ToolCallSpace"]
@@ -48,13 +48,7 @@ class AnyText(gymnasium.Space[str]):
 
 
 # Read-only actions for ToolCallSpace.sample(): harmless and deterministic for a freshly reset task.
-_SAMPLE_ACTIONS: tuple[dict[str, Any], ...] = (
-    {"name": "ls", "arguments": {"path": "task_folder"}},
-    {"name": "read", "arguments": {"file_path": "task_folder/TASK_INSTRUCTIONS.txt", "limit": 20}},
-    {"name": "glob", "arguments": {"pattern": "*"}},
-    {"name": "bash", "arguments": {"command": "pwd"}},
-    {"name": "todo_write", "arguments": {"todos": [{"content": "read the instructions", "status": "in_progress"}]}},
-)
+_SAMPLE_ACTIONS: tuple[dict[str, Any], ...] = tuple(sample_actions())
 
 
 class ToolCallSpace(gymnasium.Space[Any]):

@@ -1,0 +1,179 @@
+"""Listing and search tools: ``glob`` (paths by pattern), ``ls`` (one folder) and ``grep`` (contents, run
+inside the sandbox with GNU grep). Each returns a :class:`ToolResult`; agent mistakes become ``ok=False``."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from typing import TYPE_CHECKING
+
+from ..sandbox.base import WORKSPACE, FileEntry, cap_output, workspace_relpath
+from .params import GlobParams, GrepParams, LsParams
+from .result import ToolResult, display_path, human_size, listing_base, tool_error
+
+if TYPE_CHECKING:
+    from .toolbox import Toolbox
+
+__all__ = ["MAX_LIST_ENTRIES", "glob_to_regex", "find_files", "list_folder", "grep_files"]
+
+MAX_LIST_ENTRIES = 1000
+
+
+def glob_to_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a glob over POSIX relative paths: ``*``/``?``/``[..]`` within one segment, ``**`` across them."""
+    i, out = 0, []
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            j = pattern.find("]", i + 2)
+            if j == -1:
+                out.append(re.escape(c))
+                i += 1
+            else:
+                body = pattern[i + 1 : j]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = j + 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+async def find_files(tb: Toolbox, p: GlobParams) -> ToolResult:
+    base = workspace_relpath(p.path or ".")
+    pattern = p.pattern.strip()
+    if pattern.startswith("/"):
+        # An absolute pattern is matched against full workspace paths, whatever ``path`` says.
+        if not (pattern == WORKSPACE or pattern.startswith(WORKSPACE + "/")):
+            return tool_error("glob", f"pattern {p.pattern!r} is outside {WORKSPACE}", "path")
+        pattern = pattern[len(WORKSPACE) + 1 :]
+        base = ""
+    entries = await tb.sandbox.list_files(base)
+    rx = glob_to_regex(pattern)
+    by_name = "/" not in pattern
+    base = listing_base(entries, base)
+    prefix = f"{base}/" if base else ""
+    hits = []
+    for e in entries:
+        if e.type == "dir":
+            continue
+        sub = e.path[len(prefix):] if prefix and e.path.startswith(prefix) else e.path
+        target = posixpath.basename(sub) if by_name else sub
+        if rx.match(target):
+            hits.append(e.path)
+    if not hits:
+        return ToolResult(name="glob", text=f"No files match {p.pattern!r} under {display_path(base)}.", metadata={"count": 0})
+    shown = hits[:MAX_LIST_ENTRIES]
+    text = "\n".join(shown)
+    if len(hits) > len(shown):
+        text += f"\n[{len(hits) - len(shown)} more matches not shown; narrow the pattern]"
+    return ToolResult(name="glob", text=text, metadata={"count": len(hits)})
+
+async def list_folder(tb: Toolbox, p: LsParams) -> ToolResult:
+    rel = workspace_relpath(p.path)
+    entries = await tb.sandbox.list_files(rel)
+    if len(entries) == 1 and entries[0].type != "dir" and posixpath.basename(entries[0].path) == posixpath.basename(rel):
+        e = entries[0]
+        return ToolResult(name="ls", text=f"{display_path(rel)} is a {e.type} ({human_size(e.size)}), not a folder.")
+    rel = listing_base(entries, rel)
+    prefix = f"{rel}/" if rel else ""
+    children: dict[str, FileEntry] = {}
+    counts: dict[str, int] = {}
+    for e in entries:
+        sub = e.path[len(prefix):] if prefix and e.path.startswith(prefix) else e.path
+        if sub == "" or e.path == rel:
+            continue
+        head, _, rest = sub.partition("/")
+        if rest:
+            counts[head] = counts.get(head, 0) + 1
+        else:
+            children[head] = e
+    ignore = [glob_to_regex(g) for g in (p.ignore or [])]
+    rows = []
+    for name in sorted(children):
+        if any(rx.match(name) for rx in ignore):
+            continue
+        e = children[name]
+        if e.type == "dir":
+            rows.append(f"{name}/  ({counts.get(name, 0)} entries inside)")
+        elif e.type == "symlink":
+            rows.append(f"{name}  (symlink, not followed)")
+        elif e.type == "other":
+            rows.append(f"{name}  (special file)")
+        else:
+            rows.append(f"{name}  ({human_size(e.size)})")
+    if not rows:
+        return ToolResult(name="ls", text=f"{display_path(rel)} is empty.", metadata={"count": 0})
+    shown = rows[:MAX_LIST_ENTRIES]
+    text = f"{display_path(rel)}:\n" + "\n".join(shown)
+    if len(rows) > len(shown):
+        text += f"\n[{len(rows) - len(shown)} more entries not shown]"
+    return ToolResult(name="ls", text=text, metadata={"count": len(rows)})
+
+async def grep_files(tb: Toolbox, p: GrepParams) -> ToolResult:
+    rel = workspace_relpath(p.path or ".")
+    target = rel or "."
+    args = ["grep", "-r", "-I", "-E", "--color=never"]
+    if p.case_insensitive:
+        args.append("-i")
+    if p.output_mode == "files_with_matches":
+        args.append("-l")
+    elif p.output_mode == "count":
+        args.append("-c")
+    else:
+        args += ["-n", "-H"]
+        if p.context is not None:
+            args += ["-C", str(p.context)]
+        if p.after is not None:
+            args += ["-A", str(p.after)]
+        if p.before is not None:
+            args += ["-B", str(p.before)]
+    if p.glob:
+        args.append(f"--include={p.glob}")
+    args += ["-e", p.pattern, "--", target]
+    q = shlex.quote(target)
+    # Refuse a search root that is (or passes through) a symlink leaving the workspace; grep follows it.
+    script = (
+        f"cd {WORKSPACE} || exit 2\n"
+        f"[ -e {q} ] || {{ echo 'jobenv: no such file or folder' >&2; exit 3; }}\n"
+        f"r=$(realpath -- {q}) || exit 2\n"
+        f'case "$r" in {WORKSPACE}|{WORKSPACE}/*) ;; *) echo \'jobenv: outside workspace\' >&2; exit 4;; esac\n'
+        + " ".join(shlex.quote(a) for a in args)
+    )
+    res = await tb.sandbox.run(script)
+    if res.exit_code == 3:
+        return tool_error("grep", f"{display_path(rel)} does not exist", "not_found")
+    if res.exit_code == 4:
+        return tool_error("grep", f"{display_path(rel)} leads outside {WORKSPACE} (symlink); refused", "path")
+    if res.exit_code == 1 and not res.output.strip():
+        return ToolResult(name="grep", text=f"No matches for {p.pattern!r} under {display_path(rel)}.", metadata={"count": 0})
+    if res.timed_out or res.exit_code not in (0, 1):
+        return tool_error("grep", f"grep failed (exit {res.exit_code}): {res.output.strip()[:2000]}", "grep")
+    lines = [ln for ln in res.output.splitlines() if ln]
+    if p.output_mode == "count":
+        lines = [ln for ln in lines if not ln.endswith(":0")]
+    lines = [ln[2:] if ln.startswith("./") else ln for ln in lines]
+    total = len(lines)
+    if p.head_limit is not None:
+        lines = lines[: p.head_limit]
+    text, cut = cap_output("\n".join(lines), tb.output_chars)
+    if total > len(lines):
+        text += f"\n[{total - len(lines)} more lines not shown (head_limit={p.head_limit})]"
+    if not text.strip():
+        text = f"No matches for {p.pattern!r} under {display_path(rel)}."
+    return ToolResult(name="grep", text=text, metadata={"lines": total, "truncated": cut or res.truncated})

@@ -1,0 +1,46 @@
+"""The :class:`Toolbox`: the tools of one episode over one started sandbox, dispatched through the table."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..errors import JobenvError, WorkspacePathError
+from ..sandbox.base import WORKSPACE, Sandbox
+from .result import ToolResult, tool_error
+from .table import tool_spec, validate_arguments
+
+__all__ = ["Toolbox"]
+
+
+class Toolbox:
+    """The tools of one episode over one started sandbox; holds the episode's todo list.
+
+    ``call`` validates the arguments with the tool's params model and never raises for agent-caused problems.
+    """
+
+    def __init__(self, sandbox: Sandbox, *, read_char_budget: int | None = None) -> None:
+        self.sandbox = sandbox
+        self.todos: list[dict[str, Any]] = []
+        self.deadline: float | None = None  # time.monotonic() value after which tool work is cut short
+        limit = getattr(getattr(sandbox, "limits", None), "output_chars", 30_000)
+        self.output_chars = int(limit)
+        self.read_char_budget = read_char_budget or max(self.output_chars, 30_000)
+
+    async def call(self, name: str, arguments: Any = None) -> ToolResult:
+        """Run tool ``name``; errors of any kind come back as ``ToolResult(ok=False)`` with an explanation."""
+        params = validate_arguments(name, arguments)
+        if isinstance(params, str):
+            return ToolResult(name=str(name), text=params, ok=False, metadata={"error": "invalid_arguments"})
+        spec = tool_spec(name)
+        assert spec is not None  # validate_arguments refused unknown names
+        try:
+            return await spec.handler(self, params)
+        except WorkspacePathError as exc:
+            return tool_error(name, f"{exc}. Use paths relative to {WORKSPACE}, e.g. output/report.md.", "path")
+        except JobenvError as exc:
+            return tool_error(name, str(exc), "sandbox")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a tool bug must not end the trainer's process; the agent sees what happened
+            return tool_error(name, f"internal error in the {name} tool: {type(exc).__name__}: {exc}", "internal")
