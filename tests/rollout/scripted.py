@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from jobenv.demo import solution_actions
 from tests.support.openai_server import Reply

@@ -22,7 +22,7 @@ def test_rollout_cli_collects_resumes_and_reports(policy_server: Any, sample_tas
             "--tasks", *ids, "--attempts", "2", "--concurrency", "4", "--judge", "checks", "--out", str(out)]
     proc = _jobenv(*args)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    recs = [json.loads(l) for l in out.read_text().splitlines()]
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(recs) == 4 and {r["status"] for r in recs} == {"ok"} and {r["reward"] for r in recs} == {1.0}
     assert "mean reward" in proc.stdout and "1.000" in proc.stdout and "4 new episode(s), 0 resumed" in proc.stderr
     assert agent.problems == []

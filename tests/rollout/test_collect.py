@@ -121,7 +121,7 @@ def test_cancelled_run_resumes_only_missing_pairs_and_survives_a_torn_line(polic
     written = asyncio.run(first_run())
     lines = out.read_text().splitlines()
     assert 3 <= len(lines) == written < total
-    first_keys = {(json.loads(l)["task_id"], json.loads(l)["attempt"]) for l in lines}
+    first_keys = {(json.loads(line)["task_id"], json.loads(line)["attempt"]) for line in lines}
     # a crash in the middle of a write leaves half a record without its newline
     torn = lines[0][: len(lines[0]) // 2]
     with out.open("a") as fh:
@@ -137,7 +137,7 @@ def test_cancelled_run_resumes_only_missing_pairs_and_survives_a_torn_line(polic
     assert agent.episodes_started - started_before == total - written  # the policy only saw the missing pairs
     raw = out.read_text()
     assert raw.endswith("\n") and torn not in raw.splitlines()  # the torn tail was dropped, not glued to a record
-    recs = [Trajectory.model_validate_json(l) for l in raw.splitlines()]
+    recs = [Trajectory.model_validate_json(line) for line in raw.splitlines()]
     keys = [(r.task_id, r.attempt) for r in recs]
     assert len(keys) == len(set(keys)) == total
     assert first_keys <= set(keys)

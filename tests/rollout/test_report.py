@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.report import render_html, write_html
 from jobenv.rollout import Trajectory, read_trajectories
+from jobenv.rollout.report import render_html, write_html
 
 HOSTILE = '</script><script>window.PWNED=1</script><img src=x onerror="window.PWNED=2">'
 

@@ -1,6 +1,6 @@
-"""Reports over a trajectories file: a rich table in the terminal and a self-contained HTML page.
+"""The HTML report over a trajectories file: one self-contained page.
 
-The HTML page has no external resources (no CDN, no fonts, no images from elsewhere): styles, the
+The page has no external resources (no CDN, no fonts, no images from elsewhere): styles, the
 reward-distribution plot (inline SVG) and a small script (sortable tables) are all inline, so the file can be
 mailed or archived as is. Every value taken from a trajectory is HTML-escaped, and the embedded JSON is
 escaped so no text from a model can close the script element.
@@ -10,50 +10,15 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from .errors import JobenvError
-from .rollout import GroupSummary, Summary, Trajectory, read_trajectories, summarize
+from ..errors import JobenvError
+from .summary import fmt, pass_at_k_text, summarize
+from .trajectory import Trajectory
 
-__all__ = ["print_summary", "render_html", "write_html", "cli_report"]
-
-
-def _fmt(x: float | None, digits: int = 3) -> str:
-    return "-" if x is None else f"{x:.{digits}f}"
-
-
-def _pak(g: GroupSummary) -> str:
-    return "  ".join(f"@{k} {v:.3f}" for k, v in sorted(g.pass_at_k.items())) or "-"
-
-
-def print_summary(summary: Summary, *, console: Any = None) -> None:
-    """Print the overall metrics, the per-occupation table and error counts with rich."""
-    from rich.console import Console
-    from rich.table import Table
-
-    console = console or Console()
-    o = summary.overall
-    head = Table(title="rollout summary", show_header=False, title_justify="left")
-    head.add_column("metric", style="bold")
-    head.add_column("value")
-    head.add_row("episodes", f"{summary.episodes} ({summary.included} in rewards)")
-    head.add_row("tasks", str(o.tasks))
-    head.add_row("mean reward", _fmt(o.mean_reward))
-    head.add_row("strict pass rate", _fmt(o.strict_pass_rate))
-    head.add_row("pass@k (strict)", _pak(o))
-    head.add_row("statuses", ", ".join(f"{k} {v}" for k, v in sorted(summary.statuses.items())) or "-")
-    head.add_row("errors", f"{summary.errors}" + (f" ({', '.join(f'{k} {v}' for k, v in sorted(summary.error_kinds.items()))})" if summary.errors else "")
-                 + ("" if summary.include_errors or not summary.errors else " — excluded from rewards"))
-    head.add_row("model(s)", ", ".join(summary.models) or "-")
-    head.add_row("tokens", f"{summary.tokens.prompt_tokens} prompt / {summary.tokens.completion_tokens} completion in {summary.tokens.model_calls} calls")
-    console.print(head)
-    occ = Table(title="per occupation (reward = mean reward, strict = strict pass rate)", title_justify="left")
-    for col in ("occupation", "tasks", "eps", "reward", "strict", "pass@k", "trunc", "err"):
-        occ.add_column(col, justify="left" if col in ("occupation", "pass@k") else "right", no_wrap=col != "occupation")
-    for name, g in summary.per_occupation.items():
-        occ.add_row(name, str(g.tasks), str(g.episodes), _fmt(g.mean_reward), _fmt(g.strict_pass_rate), _pak(g), str(g.truncated), str(g.errors))
-    console.print(occ)
+__all__ = ["render_html", "write_html"]
 
 
 def _histogram_svg(rewards: Sequence[float], bins: int = 10, width: int = 560, height: int = 220) -> str:
@@ -119,7 +84,7 @@ _JS = """
 """
 
 
-def _row(cells: list[tuple[str, Any]], cls: str = "") -> str:
+def _row(cells: list[tuple[Any, Any]], cls: str = "") -> str:
     out = []
     for text, sort_value in cells:
         left = isinstance(sort_value, str) and sort_value == "l"
@@ -135,12 +100,12 @@ def render_html(trajectories: Sequence[Trajectory], *, include_errors: bool = Fa
     o = s.overall
     e = html.escape
     cards = [
-        ("episodes", f"{s.episodes}"), ("in rewards", f"{s.included}"), ("mean reward", _fmt(o.mean_reward)),
-        ("strict pass", _fmt(o.strict_pass_rate)), ("errors", f"{s.errors}"), ("tasks", f"{o.tasks}"),
+        ("episodes", f"{s.episodes}"), ("in rewards", f"{s.included}"), ("mean reward", fmt(o.mean_reward)),
+        ("strict pass", fmt(o.strict_pass_rate)), ("errors", f"{s.errors}"), ("tasks", f"{o.tasks}"),
     ]
     body = [f"<h1>{e(title)}</h1>"]
     body.append(f"<p>env: {e(', '.join(s.env_ids) or '-')} &middot; model: {e(', '.join(s.models) or '-')} &middot; "
-                f"pass@k: {e(_pak(o))}" + ("" if include_errors else " &middot; errored episodes excluded from rewards") + "</p>")
+                f"pass@k: {e(pass_at_k_text(o))}" + ("" if include_errors else " &middot; errored episodes excluded from rewards") + "</p>")
     body.append('<div class="cards">' + "".join(f'<div class="card"><b>{e(v)}</b>{e(k)}</div>' for k, v in cards) + "</div>")
     body.append("<h2>Reward distribution</h2>")
     body.append(_histogram_svg(o.rewards))
@@ -148,18 +113,18 @@ def render_html(trajectories: Sequence[Trajectory], *, include_errors: bool = Fa
     body.append('<table class="sortable" id="occupations"><thead><tr><th class="l">occupation</th><th>tasks</th><th>episodes</th>'
                 "<th>mean reward</th><th>strict pass</th><th>truncated</th><th>errors</th></tr></thead><tbody>")
     for name, g in s.per_occupation.items():
-        body.append(_row([(name, "l"), (g.tasks, g.tasks), (g.episodes, g.episodes), (_fmt(g.mean_reward), g.mean_reward if g.mean_reward is not None else -1),
-                          (_fmt(g.strict_pass_rate), g.strict_pass_rate if g.strict_pass_rate is not None else -1), (g.truncated, g.truncated), (g.errors, g.errors)]))
+        body.append(_row([(name, "l"), (g.tasks, g.tasks), (g.episodes, g.episodes), (fmt(g.mean_reward), g.mean_reward if g.mean_reward is not None else -1),
+                          (fmt(g.strict_pass_rate), g.strict_pass_rate if g.strict_pass_rate is not None else -1), (g.truncated, g.truncated), (g.errors, g.errors)]))
     body.append("</tbody></table>")
     body.append("<h2>Per task</h2>")
     ks = sorted({k for g in s.per_task.values() for k in g.pass_at_k})
     body.append('<table class="sortable" id="tasks"><thead><tr><th class="l">task</th><th>episodes</th><th>mean reward</th><th>rewards</th>'
                 "<th>strict pass</th>" + "".join(f"<th>pass@{k}</th>" for k in ks) + "<th>errors</th></tr></thead><tbody>")
     for tid, g in s.per_task.items():
-        cells: list[tuple[str, Any]] = [(tid, "l"), (g.episodes, g.episodes), (_fmt(g.mean_reward), g.mean_reward if g.mean_reward is not None else -1),
+        cells: list[tuple[Any, Any]] = [(tid, "l"), (g.episodes, g.episodes), (fmt(g.mean_reward), g.mean_reward if g.mean_reward is not None else -1),
                                         (" ".join(f"{r:.2f}" for r in g.rewards) or "-", "l"),
-                                        (_fmt(g.strict_pass_rate), g.strict_pass_rate if g.strict_pass_rate is not None else -1)]
-        cells += [(_fmt(g.pass_at_k.get(k)), g.pass_at_k.get(k, -1)) for k in ks]
+                                        (fmt(g.strict_pass_rate), g.strict_pass_rate if g.strict_pass_rate is not None else -1)]
+        cells += [(fmt(g.pass_at_k.get(k)), g.pass_at_k.get(k, -1)) for k in ks]
         cells.append((g.errors, g.errors))
         body.append(_row(cells, "err" if g.errors else ""))
     body.append("</tbody></table>")
@@ -169,7 +134,7 @@ def render_html(trajectories: Sequence[Trajectory], *, include_errors: bool = Fa
     for t in trajs[:5000]:  # the page stays usable on huge runs; the JSONL has everything
         cls = {"error": "err", "truncated": "trunc"}.get(t.status, "ok")
         body.append(_row([(t.task_id, "l"), (t.attempt, t.attempt), (t.status, "l"), (t.finish_reason, "l"),
-                          (_fmt(t.reward), t.reward if t.reward is not None else -1), (t.num_tool_calls, t.num_tool_calls),
+                          (fmt(t.reward), t.reward if t.reward is not None else -1), (t.num_tool_calls, t.num_tool_calls),
                           (t.usage.total_tokens, t.usage.total_tokens), (f"{t.duration_s:.1f}", t.duration_s), ((t.error or "")[:300], "l")], cls))
     body.append("</tbody></table>")
     if len(trajs) > 5000:
@@ -197,21 +162,3 @@ def write_html(trajectories: Sequence[Trajectory], path: str | Path, *, include_
     except OSError as exc:
         raise JobenvError(f"cannot write the HTML report to {p}: {exc}") from exc
     return p
-
-
-def cli_report(args: Any) -> int:
-    """``jobenv report traj.jsonl [--html out.html] [--include-errors]``.
-
-    Raises JobenvError (exit 2) for a missing file or one with no readable trajectory.
-    """
-    from rich.console import Console
-
-    trajs = read_trajectories(args.trajectories)
-    if not trajs:
-        raise JobenvError(f"{args.trajectories}: no readable trajectories (is this a `jobenv rollout` output?)")
-    summary = summarize(trajs, include_errors=args.include_errors)
-    print_summary(summary, console=Console())
-    if args.html:
-        p = write_html(trajs, args.html, include_errors=args.include_errors)
-        Console(stderr=True).print(f"HTML report: {p}")
-    return 0

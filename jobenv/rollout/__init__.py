@@ -1,0 +1,54 @@
+"""Rollout collection: policies behind OpenAI-compatible APIs, many episodes on one event loop, trajectories.
+
+One module per concept, dependencies in one direction:
+
+- :mod:`.policy`: :class:`Policy`, :class:`OpenAIChatPolicy` (the conversation so far -> one assistant reply)
+- :mod:`.trajectory`: the :class:`Trajectory` schema and the JSON Lines store
+- :mod:`.episode`: :func:`run_episode` (one episode of a :class:`~jobenv.env.JobEnv` driven by a policy)
+- :mod:`.collect`: :func:`collect` (many episodes, ``k`` attempts per task, resumable)
+- :mod:`.summary`: :func:`summarize`, :func:`pass_at_k`, the terminal table
+- :mod:`.report`: the self-contained HTML report
+- :mod:`.commands`: ``jobenv rollout`` / ``jobenv report``
+
+Failure behaviour is stated in each module: one episode's failure is recorded in its trajectory, never
+raised; bad arguments raise :class:`~jobenv.errors.JobenvError` before any work starts.
+"""
+
+from __future__ import annotations
+
+from .collect import CollectResult, collect, collect_sync
+from .episode import DEFAULT_NUDGE, RolloutConfig, run_episode
+from .policy import ContextLengthError, OpenAIChatPolicy, Policy, PolicyError, PolicyOutput
+from .summary import GroupSummary, Summary, pass_at_k, summarize
+from .trajectory import (
+    TRAJECTORY_SCHEMA_VERSION,
+    StepTiming,
+    TokenUsage,
+    Trajectory,
+    TrajectoryWriter,
+    read_trajectories,
+)
+
+__all__ = [
+    "TRAJECTORY_SCHEMA_VERSION",
+    "DEFAULT_NUDGE",
+    "PolicyError",
+    "ContextLengthError",
+    "PolicyOutput",
+    "Policy",
+    "OpenAIChatPolicy",
+    "RolloutConfig",
+    "TokenUsage",
+    "StepTiming",
+    "Trajectory",
+    "TrajectoryWriter",
+    "CollectResult",
+    "Summary",
+    "GroupSummary",
+    "run_episode",
+    "collect",
+    "collect_sync",
+    "read_trajectories",
+    "summarize",
+    "pass_at_k",
+]

@@ -1,0 +1,322 @@
+"""One episode: a policy drives a :class:`~jobenv.env.JobEnv` until it submits or a limit ends it.
+
+Every tool call of a reply is executed through ``env.astep`` and answered with a ``tool`` message (the
+OpenAI format wants a result for every call). Failure behaviour:
+
+- A policy that cannot reply (:class:`~jobenv.rollout.policy.PolicyError` or any exception of a custom
+  policy) ends the episode with ``status="error"``, ``error_kind="policy"``.
+- An environment failure (the sandbox did not start, a tool crashed the env) ends it with
+  ``status="error"``, ``error_kind="env"``.
+- A grading report with ``status="error"`` (judge outage, malformed judge reply) gives ``status="error"``,
+  ``error_kind="grading"`` and ``reward=None``: never a score. Refused output (symlinks, special files the
+  agent left in ``output/``) is the agent's doing: ``status="ok"`` with reward 0.0.
+- Limits end an episode with ``status="truncated"``; what the agent left in ``output/`` is graded when
+  ``RolloutConfig.grade_on_truncation``.
+- An agent that stops calling tools (a text-only reply with nudging off, or after ``max_nudges`` nudges)
+  ends the episode with ``status="ok"``, ``finish_reason="no_tool_call"``; its output is graded likewise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .policy import ContextLengthError, Policy, PolicyOutput
+from .trajectory import StepTiming, TokenUsage, Trajectory, jobenv_version, now_iso
+
+__all__ = ["DEFAULT_NUDGE", "RolloutConfig", "run_episode"]
+
+DEFAULT_NUDGE = (
+    "You replied without calling a tool. Continue the task using the tools; when the deliverables are saved "
+    "in /workspace/output, call the submit tool."
+)
+
+
+class RolloutConfig(BaseModel):
+    """Limits and conversation settings of one episode; stored in every trajectory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_steps: int = Field(default=50, ge=1, description="tool calls executed per episode")
+    token_budget: int | None = Field(default=None, ge=1, description="completion tokens per episode")
+    context_limit: int | None = Field(default=None, ge=1, description="prompt+completion tokens of one call")
+    time_limit_s: float | None = Field(default=None, gt=0, description="wall clock per episode")
+    nudge: str | None = Field(default=DEFAULT_NUDGE, description="user message after a reply without tool calls; None ends the episode")
+    max_nudges: int = Field(default=3, ge=0, description="consecutive nudges before the episode ends")
+    grade_on_truncation: bool = Field(default=True, description="grade output/ when a limit ends the episode")
+    system_prompt: str | None = Field(default=None, description="optional system message before the task prompt")
+
+
+def _judge_version(report: dict[str, Any] | None) -> str | None:
+    if not report:
+        return None
+    parts = [str(report[k]) for k in ("judge_kind", "judge_model", "extraction_version", "grader_hash") if report.get(k)]
+    return " ".join(parts) or None
+
+
+def _text(obs: Any) -> str:
+    return obs if isinstance(obs, str) else json.dumps(obs)
+
+
+class _Episode:
+    """The state of one episode while it runs; :meth:`run` plays it and returns the trajectory."""
+
+    def __init__(self, env: Any, policy: Policy, task_id: str, attempt: int, env_id: str | None,
+                 cfg: RolloutConfig, versions: dict[str, str | None] | None) -> None:
+        self.env, self.policy, self.task_id, self.attempt, self.env_id, self.cfg = env, policy, task_id, attempt, env_id, cfg
+        self.versions = dict(versions or {})
+        self.t0 = time.monotonic()
+        self.started = now_iso()
+        self.deadline = self.t0 + cfg.time_limit_s if cfg.time_limit_s else None
+        self.steps: list[StepTiming] = []
+        self.usage = TokenUsage()
+        self.messages: list[dict[str, Any]] = []
+        self.tools: list[dict[str, Any]] = []
+        self.info: dict[str, Any] = {}
+        self.report: dict[str, Any] | None = None
+        self.submitted = False
+        self.finish: str | None = None
+        self.error: str | None = None
+        self.error_kind: str | None = None
+        self.tool_calls = 0
+        self.turns = 0
+        self.policy_desc: dict[str, Any] = policy.describe() if hasattr(policy, "describe") else {"kind": type(policy).__name__}
+
+    # ---------------------------------------------------------------------------------------- helpers
+    def _fail(self, finish: str, kind: str, error: str) -> None:
+        self.finish, self.error_kind, self.error = finish, kind, error
+
+    async def _timed(self, kind: str, name: str | None, aw: Awaitable[Any]) -> Any:
+        """Await ``aw`` as one timed step, within the episode's wall-clock deadline (TimeoutError past it)."""
+        start = time.monotonic()
+        rec = StepTiming(kind=kind, name=name, start_s=round(start - self.t0, 6), duration_s=0.0)  # type: ignore[arg-type]
+        self.steps.append(rec)
+        try:
+            if self.deadline is None:
+                return await aw
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                if asyncio.iscoroutine(aw):
+                    aw.close()  # never started: close it so it is not reported as never awaited
+                raise TimeoutError
+            return await asyncio.wait_for(aw, left)
+        except BaseException:
+            rec.ok = False
+            raise
+        finally:
+            rec.duration_s = round(time.monotonic() - start, 6)
+
+    # ---------------------------------------------------------------------------------------- phases
+    async def _reset(self, reset_slots: asyncio.Semaphore | None) -> None:
+        try:
+            reset = self.env.areset(options={"task_id": self.task_id})
+            if reset_slots is not None:
+                async with reset_slots:
+                    obs, info = await self._timed("reset", None, reset)
+            else:
+                obs, info = await self._timed("reset", None, reset)
+            self.info = dict(info or {})
+            self.tools = list(self.info.get("tool_schemas") or self.env.tool_schemas())
+            system = self.cfg.system_prompt or self.info.get("system_prompt")
+            if system:
+                self.messages.append({"role": "system", "content": system})
+            self.messages.append({"role": "user", "content": _text(obs)})
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            self._fail("env_error", "env", "environment reset exceeded the time limit")
+        except Exception as exc:  # noqa: BLE001 - one episode's env failure must not stop the run
+            self._fail("env_error", "env", f"reset failed: {type(exc).__name__}: {exc}")
+
+    async def _ask_policy(self) -> PolicyOutput | None:
+        """One model call; None when it ended the episode (``finish`` is then set)."""
+        try:
+            out: PolicyOutput = await self._timed("model", self.policy_desc.get("model"), self.policy.act(self.messages, self.tools))
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            self.finish = "time_limit"
+            return None
+        except ContextLengthError:
+            self.finish = "context_length"
+            return None
+        except Exception as exc:  # noqa: BLE001 - PolicyError or a broken custom policy
+            self._fail("policy_error", "policy", f"{type(exc).__name__}: {exc}")
+            return None
+        self.turns += 1
+        rec = self.steps[-1]
+        rec.prompt_tokens, rec.completion_tokens = out.prompt_tokens, out.completion_tokens
+        u = self.usage
+        u.prompt_tokens += out.prompt_tokens
+        u.completion_tokens += out.completion_tokens
+        u.total_tokens += out.prompt_tokens + out.completion_tokens
+        u.model_calls += 1
+        u.retries += out.retries
+        return out
+
+    async def _run_call(self, call: dict[str, Any]) -> None:
+        """Execute one tool call and append its result (or why it did not run)."""
+        call_id = call.get("id") or ""
+        name = (call.get("function") or {}).get("name") or call.get("name")
+
+        def answer(content: str) -> None:
+            self.messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
+
+        if self.finish is not None:
+            answer(f"Not executed: the episode ended ({self.finish}).")
+            return
+        if self.tool_calls >= self.cfg.max_steps:
+            self.finish = "max_steps"
+            answer("Not executed: step limit reached.")
+            return
+        try:
+            obs, _reward, terminated, truncated, sinfo = await self._timed("tool", name, self.env.astep(call))
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            self.finish = "time_limit"
+            answer("Not finished: the episode's time limit was reached.")
+            return
+        except Exception as exc:  # noqa: BLE001
+            self._fail("env_error", "env", f"tool {name!r} failed: {type(exc).__name__}: {exc}")
+            answer(f"Environment error: {exc}")
+            return
+        self.tool_calls += 1
+        answer(_text(obs))
+        sinfo = sinfo or {}
+        if terminated:
+            self.submitted, self.report, self.finish = True, sinfo.get("report"), "submitted"
+        elif truncated:
+            self.report, self.finish = sinfo.get("report"), "env_truncated"
+
+    async def _grade_now(self) -> None:
+        """A limit ended the episode: grade what the agent left in output/ through the env's own submit."""
+        start = time.monotonic()
+        try:
+            _, _, _, _, sinfo = await self.env.astep({"name": "submit", "arguments": {}})
+            self.report = (sinfo or {}).get("report")
+            ok = True
+        except Exception as exc:  # noqa: BLE001 - an env refusing the late submit leaves the episode ungraded
+            self.report = {"status": "error", "error": f"grading after truncation failed: {type(exc).__name__}: {exc}"}
+            ok = False
+        self.steps.append(StepTiming(kind="grade", name="submit", start_s=round(start - self.t0, 6),
+                                     duration_s=round(time.monotonic() - start, 6) if ok else 0.0, ok=ok))
+
+    async def _loop(self) -> None:
+        cfg = self.cfg
+        nudges = 0
+        while self.finish is None:
+            if self.tool_calls >= cfg.max_steps:
+                self.finish = "max_steps"
+                break
+            if cfg.token_budget is not None and self.usage.completion_tokens >= cfg.token_budget:
+                self.finish = "token_budget"
+                break
+            out = await self._ask_policy()
+            if out is None:
+                break
+            message = {**out.message, "role": "assistant"}
+            self.messages.append(message)
+            calls = list(message.get("tool_calls") or [])
+            if not calls:
+                if cfg.nudge is not None and nudges < cfg.max_nudges:
+                    nudges += 1
+                    self.messages.append({"role": "user", "content": cfg.nudge})
+                    continue
+                self.finish = "no_tool_call"
+                break
+            nudges = 0
+            for call in calls:
+                await self._run_call(call)
+            if self.finish is None and cfg.context_limit is not None and out.prompt_tokens + out.completion_tokens >= cfg.context_limit:
+                self.finish = "context_length"
+
+    # ---------------------------------------------------------------------------------------- result
+    def _verdict(self) -> tuple[str, float | None, bool | None]:
+        """(status, reward, strict pass) from how the episode ended and its report."""
+        report = self.report
+        if self.error_kind is not None:
+            return "error", None, None
+        if report is not None and report.get("status") == "error" and not report.get("rejected_files"):
+            self.error_kind = "grading"
+            self.finish = "grading_error" if self.finish == "submitted" else self.finish
+            self.error = str(report.get("error") or "grading failed")
+            return "error", None, None
+        status = "ok" if self.finish in ("submitted", "no_tool_call") else "truncated"
+        if report is None:
+            return status, 0.0, False  # ungraded by configuration: nothing was submitted
+        # refused output (symlinks, special files) is the agent's doing: it scores 0 and stays in the summaries
+        return status, float(report.get("normalized_score") or 0.0), bool(report.get("strict_pass", False))
+
+    def _trajectory(self) -> Trajectory:
+        status, reward, strict = self._verdict()
+        info = self.info
+        vers = self.versions
+        vers.setdefault("jobenv", jobenv_version())
+        vers["judge"] = _judge_version(self.report) or vers.get("judge")
+        for src in (info, self.report or {}):
+            if src.get("dataset_revision") and not vers.get("dataset"):
+                vers["dataset"] = str(src["dataset_revision"])
+        tid = str(info.get("task_id") or self.task_id)
+        return Trajectory(
+            env_id=self.env_id or str(info.get("env_id") or ""),
+            task_id=tid,
+            split=info.get("split"),
+            occupation=tid.split("/")[-2] if "/" in tid else None,
+            attempt=self.attempt,
+            model=self.policy_desc.get("model"),
+            policy=self.policy_desc,
+            config=self.cfg.model_dump(),
+            messages=self.messages,
+            tools=self.tools,
+            reward=reward,
+            report=self.report,
+            strict_pass=strict,
+            status=status,  # type: ignore[arg-type]
+            finish_reason=self.finish,  # type: ignore[arg-type]
+            submitted=self.submitted,
+            error=self.error,
+            error_kind=self.error_kind,  # type: ignore[arg-type]
+            num_tool_calls=self.tool_calls,
+            num_turns=self.turns,
+            steps=self.steps,
+            usage=self.usage,
+            versions=vers,
+            started_at=self.started,
+            finished_at=now_iso(),
+            duration_s=round(time.monotonic() - self.t0, 6),
+        )
+
+    async def run(self, reset_slots: asyncio.Semaphore | None) -> Trajectory:
+        await self._reset(reset_slots)
+        await self._loop()
+        if self.error_kind is None and self.report is None and self.cfg.grade_on_truncation and self.finish != "env_truncated":
+            await self._grade_now()
+        return self._trajectory()
+
+
+async def run_episode(
+    env: Any,
+    policy: Policy,
+    task_id: str,
+    *,
+    attempt: int = 0,
+    env_id: str | None = None,
+    config: RolloutConfig | None = None,
+    versions: dict[str, str | None] | None = None,
+    reset_slots: asyncio.Semaphore | None = None,
+) -> Trajectory:
+    """Play one episode of ``task_id`` on ``env`` (a JobEnv, already constructed) and return its trajectory.
+
+    Never raises for policy, environment or grading failures: they are recorded in the trajectory (see the
+    module docstring). Cancellation (``asyncio.CancelledError``) propagates; the caller closes ``env``.
+    ``reset_slots`` bounds how many episodes start their sandbox at once (starts are bursty and partly
+    synchronous, so hundreds at once would stall the event loop).
+    """
+    episode = _Episode(env, policy, task_id, attempt, env_id, config or RolloutConfig(), versions)
+    return await episode.run(reset_slots)

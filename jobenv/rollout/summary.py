@@ -1,0 +1,166 @@
+"""Summaries of trajectories: mean reward, strict pass rate, unbiased pass@k, breakdowns, a terminal table.
+
+Errored episodes are counted, never scored: they are left out of rewards unless ``include_errors`` (then
+they count as reward 0, never as a pass).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from .trajectory import TokenUsage, Trajectory
+
+__all__ = ["pass_at_k", "GroupSummary", "Summary", "summarize", "print_summary", "fmt", "pass_at_k_text"]
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k from ``n`` attempts with ``c`` successes: 1 - C(n-c, k) / C(n, k).
+
+    Raises ValueError when k > n or counts are inconsistent.
+    """
+    if not (0 <= c <= n) or k < 1 or k > n:
+        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n (n={n}, c={c}, k={k})")
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+class GroupSummary(BaseModel):
+    """Aggregates over one group (all, an occupation or a task)."""
+
+    episodes: int = 0
+    tasks: int = 0
+    mean_reward: float | None = None
+    strict_pass_rate: float | None = None
+    pass_at_k: dict[int, float] = Field(default_factory=dict)
+    truncated: int = 0
+    errors: int = 0
+    rewards: list[float] = Field(default_factory=list)
+
+
+class Summary(BaseModel):
+    """What ``jobenv report`` shows. Errored episodes are counted in ``errors``/``error_kinds`` and left out
+    of rewards unless ``include_errors`` (then they count as reward 0, never as a pass)."""
+
+    schema_version: int = 1
+    episodes: int
+    included: int
+    include_errors: bool
+    errors: int
+    error_kinds: dict[str, int]
+    statuses: dict[str, int]
+    finish_reasons: dict[str, int]
+    models: list[str]
+    env_ids: list[str]
+    overall: GroupSummary
+    per_occupation: dict[str, GroupSummary]
+    per_task: dict[str, GroupSummary]
+    tokens: TokenUsage
+    mean_duration_s: float | None = None
+
+
+def _group(trajs: list[Trajectory], include_errors: bool) -> GroupSummary:
+    g = GroupSummary(episodes=len(trajs))
+    g.errors = sum(t.status == "error" for t in trajs)
+    g.truncated = sum(t.status == "truncated" for t in trajs)
+    used = [t for t in trajs if include_errors or t.status != "error"]
+    by_task: dict[tuple[str, str], list[Trajectory]] = defaultdict(list)
+    for t in used:
+        by_task[(t.env_id, t.task_id)].append(t)
+    g.tasks = len(by_task)
+    if used:
+        g.rewards = [float(t.reward or 0.0) for t in used]
+        g.mean_reward = sum(g.rewards) / len(g.rewards)
+        g.strict_pass_rate = sum(bool(t.strict_pass) for t in used) / len(used)
+        n_min = min(len(v) for v in by_task.values())
+        for k in sorted({1, 2, 4, 8, 16, 32, n_min}):
+            if k > n_min:
+                continue
+            vals = [pass_at_k(len(v), sum(bool(t.strict_pass) for t in v), k) for v in by_task.values()]
+            g.pass_at_k[k] = sum(vals) / len(vals)
+    return g
+
+
+def summarize(trajectories: Iterable[Trajectory], *, include_errors: bool = False) -> Summary:
+    """Mean reward, strict pass rate, pass@k (unbiased, per task then averaged; k up to the fewest attempts
+    any task has), per-occupation and per-task breakdowns, error counts. Passing means ``strict_pass``
+    (every rubric passed)."""
+    trajs = list(trajectories)
+    kinds: dict[str, int] = defaultdict(int)
+    statuses: dict[str, int] = defaultdict(int)
+    reasons: dict[str, int] = defaultdict(int)
+    tokens = TokenUsage()
+    for t in trajs:
+        statuses[t.status] += 1
+        reasons[t.finish_reason] += 1
+        if t.status == "error":
+            kinds[t.error_kind or "unknown"] += 1
+        tokens.prompt_tokens += t.usage.prompt_tokens
+        tokens.completion_tokens += t.usage.completion_tokens
+        tokens.total_tokens += t.usage.total_tokens
+        tokens.model_calls += t.usage.model_calls
+        tokens.retries += t.usage.retries
+    by_occ: dict[str, list[Trajectory]] = defaultdict(list)
+    by_task: dict[str, list[Trajectory]] = defaultdict(list)
+    for t in trajs:
+        by_occ[t.occupation or t.task_id.split("/")[0]].append(t)
+        by_task[t.task_id].append(t)
+    overall = _group(trajs, include_errors)
+    return Summary(
+        episodes=len(trajs),
+        included=len(overall.rewards),
+        include_errors=include_errors,
+        errors=statuses.get("error", 0),
+        error_kinds=dict(kinds),
+        statuses=dict(statuses),
+        finish_reasons=dict(reasons),
+        models=sorted({t.model for t in trajs if t.model}),
+        env_ids=sorted({t.env_id for t in trajs}),
+        overall=overall,
+        per_occupation={k: _group(v, include_errors) for k, v in sorted(by_occ.items())},
+        per_task={k: _group(v, include_errors) for k, v in sorted(by_task.items())},
+        tokens=tokens,
+        mean_duration_s=round(sum(t.duration_s for t in trajs) / len(trajs), 4) if trajs else None,
+    )
+
+
+def fmt(x: float | None, digits: int = 3) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def pass_at_k_text(g: GroupSummary) -> str:
+    return "  ".join(f"@{k} {v:.3f}" for k, v in sorted(g.pass_at_k.items())) or "-"
+
+
+def print_summary(summary: Summary, *, console: Any = None) -> None:
+    """Print the overall metrics, the per-occupation table and error counts with rich."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    o = summary.overall
+    head = Table(title="rollout summary", show_header=False, title_justify="left")
+    head.add_column("metric", style="bold")
+    head.add_column("value")
+    head.add_row("episodes", f"{summary.episodes} ({summary.included} in rewards)")
+    head.add_row("tasks", str(o.tasks))
+    head.add_row("mean reward", fmt(o.mean_reward))
+    head.add_row("strict pass rate", fmt(o.strict_pass_rate))
+    head.add_row("pass@k (strict)", pass_at_k_text(o))
+    head.add_row("statuses", ", ".join(f"{k} {v}" for k, v in sorted(summary.statuses.items())) or "-")
+    head.add_row("errors", f"{summary.errors}" + (f" ({', '.join(f'{k} {v}' for k, v in sorted(summary.error_kinds.items()))})" if summary.errors else "")
+                 + ("" if summary.include_errors or not summary.errors else " — excluded from rewards"))
+    head.add_row("model(s)", ", ".join(summary.models) or "-")
+    head.add_row("tokens", f"{summary.tokens.prompt_tokens} prompt / {summary.tokens.completion_tokens} completion in {summary.tokens.model_calls} calls")
+    console.print(head)
+    occ = Table(title="per occupation (reward = mean reward, strict = strict pass rate)", title_justify="left")
+    for col in ("occupation", "tasks", "eps", "reward", "strict", "pass@k", "trunc", "err"):
+        occ.add_column(col, justify="left" if col in ("occupation", "pass@k") else "right", no_wrap=col != "occupation")
+    for name, g in summary.per_occupation.items():
+        occ.add_row(name, str(g.tasks), str(g.episodes), fmt(g.mean_reward), fmt(g.strict_pass_rate), pass_at_k_text(g), str(g.truncated), str(g.errors))
+    console.print(occ)
