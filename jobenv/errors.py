@@ -18,6 +18,7 @@ __all__ = [
     "JudgeError",
     "JudgeConfigError",
     "ExtractionError",
+    "MissingExtraError",
 ]
 
 
@@ -62,3 +63,7 @@ class JudgeConfigError(JudgeError):
 
 class ExtractionError(JobenvError):
     """A deliverable could not be turned into text (only raised where a caller asked for strictness)."""
+
+
+class MissingExtraError(JobenvError):
+    """An optional part of jobenv was used without its extra installed; the message names the ``pip install``."""

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .errors import JobenvError
-from .rollout import GroupSummary, Summary, Trajectory, read_trajectories, summarize
+from .rollout import GroupSummary, Summary, Trajectory, summarize
 
-__all__ = ["print_summary", "render_html", "write_html", "cli_report"]
+__all__ = ["print_summary", "render_html", "write_html"]
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:
@@ -197,21 +197,3 @@ def write_html(trajectories: Sequence[Trajectory], path: str | Path, *, include_
     except OSError as exc:
         raise JobenvError(f"cannot write the HTML report to {p}: {exc}") from exc
     return p
-
-
-def cli_report(args: Any) -> int:
-    """``jobenv report traj.jsonl [--html out.html] [--include-errors]``.
-
-    Raises JobenvError (exit 2) for a missing file or one with no readable trajectory.
-    """
-    from rich.console import Console
-
-    trajs = read_trajectories(args.trajectories)
-    if not trajs:
-        raise JobenvError(f"{args.trajectories}: no readable trajectories (is this a `jobenv rollout` output?)")
-    summary = summarize(trajs, include_errors=args.include_errors)
-    print_summary(summary, console=Console())
-    if args.html:
-        p = write_html(trajs, args.html, include_errors=args.include_errors)
-        Console(stderr=True).print(f"HTML report: {p}")
-    return 0

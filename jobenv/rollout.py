@@ -69,7 +69,6 @@ __all__ = [
     "read_trajectories",
     "summarize",
     "pass_at_k",
-    "cli_rollout",
 ]
 
 TRAJECTORY_SCHEMA_VERSION = 1
@@ -1094,72 +1093,3 @@ def summarize(trajectories: Iterable[Trajectory], *, include_errors: bool = Fals
         tokens=tokens,
         mean_duration_s=round(sum(t.duration_s for t in trajs) / len(trajs), 4) if trajs else None,
     )
-
-
-# ---------------------------------------------------------------------------------------------------------
-# command line
-
-
-def cli_rollout(args: Any) -> int:
-    """``jobenv rollout``: collect with a rich progress display, then print the summary table.
-
-    Exit 0 when every episode finished without error, 1 when some errored (they are in the file), 2 for bad
-    arguments or an unreachable endpoint (raised as JobenvError and printed by the CLI).
-    """
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    from .report import print_summary
-
-    console = Console(stderr=True)
-    policy = OpenAIChatPolicy(
-        args.model,
-        base_url=args.base_url,
-        api_key=args.api_key,
-        temperature=args.temperature,
-        max_tokens=getattr(args, "max_tokens", None),
-        top_p=getattr(args, "top_p", None),
-    )
-    env_kwargs: dict[str, Any] = {"sandbox": args.sandbox, "judge": args.judge}
-    cfg = RolloutConfig(max_steps=args.max_steps, time_limit_s=getattr(args, "time_limit", None))
-    stats = {"reward": 0.0, "n": 0, "errors": 0}
-
-    # bad env or task ids fail before anything is contacted
-    from .registry import load_tasks
-
-    tasks = _select_tasks(load_tasks(args.env_id), args.tasks, args.env_id)
-
-    async def main() -> CollectResult:
-        await policy.check()
-        with Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            TimeRemainingColumn(), TextColumn("{task.fields[info]}"), console=console, transient=False,
-        ) as progress:
-            bar = progress.add_task(f"rollout {args.env_id}", total=None, info="")
-
-            def on_start(total: int, skipped: int) -> None:
-                progress.update(bar, total=total, completed=skipped, info=f"resumed {skipped}" if skipped else "")
-
-            def on_episode(t: Trajectory) -> None:
-                if t.status == "error":
-                    stats["errors"] += 1
-                else:
-                    stats["n"] += 1
-                    stats["reward"] += t.reward or 0.0
-                mean = stats["reward"] / stats["n"] if stats["n"] else 0.0
-                progress.update(bar, advance=1, info=f"mean reward {mean:.3f}  errors {stats['errors']}")
-
-            try:
-                return await collect(
-                    tasks, policy, env_id=args.env_id, attempts=args.attempts, concurrency=args.concurrency,
-                    out=args.out, env_kwargs=env_kwargs, config=cfg, on_start=on_start, on_episode=on_episode,
-                    retry_errors=getattr(args, "retry_errors", False),
-                )
-            finally:
-                await policy.aclose()
-
-    result = asyncio.run(main())
-    summary = result.summary()
-    print_summary(summary, console=Console())
-    console.print(f"{result.new} new episode(s), {result.skipped} resumed; trajectories in {args.out}")
-    return 1 if stats["errors"] else 0
