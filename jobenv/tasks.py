@@ -31,7 +31,7 @@ import operator
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -146,35 +146,25 @@ class AllOfCheck(_CheckBase):
     """Every sub-check passes."""
 
     kind: Literal["all_of"] = "all_of"
-    checks: list["Check"] = Field(min_length=1)
+    checks: list[Check] = Field(min_length=1)
 
 
 class AnyOfCheck(_CheckBase):
     """At least one sub-check passes."""
 
     kind: Literal["any_of"] = "any_of"
-    checks: list["Check"] = Field(min_length=1)
+    checks: list[Check] = Field(min_length=1)
 
 
 class NotCheck(_CheckBase):
     """The sub-check fails."""
 
     kind: Literal["not"] = "not"
-    check: "Check"
+    check: Check
 
 
 Check = Annotated[
-    Union[
-        FileExistsCheck,
-        TextCheck,
-        NumberCheck,
-        ColumnsCheck,
-        CellCheck,
-        RowCountCheck,
-        AllOfCheck,
-        AnyOfCheck,
-        NotCheck,
-    ],
+    FileExistsCheck | TextCheck | NumberCheck | ColumnsCheck | CellCheck | RowCountCheck | AllOfCheck | AnyOfCheck | NotCheck,
     Field(discriminator="kind"),
 ]
 for _model in (AllOfCheck, AnyOfCheck, NotCheck):
@@ -285,10 +275,16 @@ def find_task(tasks: Sequence[Task], key: str | int, *, where: str = "split") ->
 
 
 def select_tasks(tasks: Sequence[Task], keys: Sequence[str | int] | None, *, where: str = "split") -> list[Task]:
-    """The tasks named by ``keys`` (see :func:`find_task`), in the order given; all of ``tasks`` when None."""
-    if keys is None:
+    """The tasks named by ``keys`` (see :func:`find_task`), in the order given, each once; all of ``tasks`` when
+    ``keys`` is None or empty. Raises :class:`UnknownTaskError` for the first key that names no task."""
+    if not keys:
         return list(tasks)
-    return [find_task(tasks, k, where=where) for k in keys]
+    chosen: list[Task] = []
+    for key in keys:
+        task = find_task(tasks, key, where=where)
+        if all(task is not c for c in chosen):
+            chosen.append(task)
+    return chosen
 
 
 def task_folder_number(name: str) -> int | None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from ..errors import JobenvError
+from ..tasks import select_tasks
 from .episode import RolloutConfig, run_episode
 from .policy import Policy
 from .summary import Summary, summarize
@@ -23,7 +24,7 @@ from .trajectory import Trajectory, TrajectoryWriter, jobenv_version, now_iso, r
 if TYPE_CHECKING:
     from ..tasks import Task
 
-__all__ = ["CollectResult", "collect", "collect_sync", "select_tasks"]
+__all__ = ["CollectResult", "collect", "collect_sync"]
 
 
 class CollectResult(BaseModel):
@@ -36,30 +37,6 @@ class CollectResult(BaseModel):
 
     def summary(self, *, include_errors: bool = False) -> Summary:
         return summarize(self.trajectories, include_errors=include_errors)
-
-
-def select_tasks(all_tasks: list[Task], ids: Sequence[str] | None, env_label: str) -> list[Task]:
-    if not ids:
-        return list(all_tasks)
-    from ..tasks import normalize_task_id
-
-    by_id: dict[str, Task] = {}
-    for t in all_tasks:
-        by_id[t.id] = t
-        by_id[t.uid] = t
-    chosen: list[Task] = []
-    missing: list[str] = []
-    for raw in ids:
-        tid = normalize_task_id(raw)
-        task = by_id.get(tid)
-        if task is None:
-            missing.append(raw)
-        elif task not in chosen:
-            chosen.append(task)
-    if missing:
-        known = ", ".join(t.id for t in all_tasks[:12]) + (" ..." if len(all_tasks) > 12 else "")
-        raise JobenvError(f"{env_label}: unknown task id(s) {', '.join(missing)}; known: {known}")
-    return chosen
 
 
 def _dataset_version(env_id: str | None, tasks: list[Task]) -> str | None:
@@ -150,7 +127,7 @@ async def collect(
         all_tasks = list(env)
         eid = env_id or (f"tasks/{all_tasks[0].split}" if all_tasks else "tasks")
         env_label = eid
-    chosen = select_tasks(all_tasks, tasks, env_label)
+    chosen = select_tasks(all_tasks, tasks, where=env_label)
     if not chosen:
         raise JobenvError(f"{env_label}: no tasks to run")
     versions = {"jobenv": jobenv_version(), "dataset": _dataset_version(eid, chosen), "judge": None}

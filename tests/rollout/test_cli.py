@@ -45,6 +45,6 @@ def test_rollout_cli_helpful_errors(sample_tasks: list[Any], tmp_path: Path) -> 
     proc = _jobenv("rollout", "no/such-env", "--model", "m", "--base-url", "http://127.0.0.1:1/v1", "--out", str(out))
     assert proc.returncode == 2 and "unknown environment" in proc.stderr and "jobenv/sample" in proc.stderr
     proc = _jobenv("rollout", "jobenv/sample", "--model", "m", "--base-url", "http://127.0.0.1:1/v1", "--out", str(out), "--tasks", "x/task1")
-    assert proc.returncode == 2 and "unknown task id" in proc.stderr
+    assert proc.returncode == 2 and "no task 'x/task1'" in proc.stderr
     proc = _jobenv("rollout", "--help")
     assert proc.returncode == 0 and "--attempts" in proc.stdout

@@ -277,7 +277,7 @@ def test_env_failure_is_an_episode_error_not_a_crash(policy_server: Any, sample_
 
 def test_bad_arguments_raise_clear_errors(policy_server: Any, sample_tasks: list[Any], tmp_path: Path) -> None:
     srv, _ = policy_server()
-    with pytest.raises(JobenvError, match="unknown task id"):
+    with pytest.raises(JobenvError, match="no task 'nobody/task99'"):
         collect_sync("jobenv/sample", _policy(srv), tasks=["nobody/task99"])
     with pytest.raises(JobenvError, match="unknown environment"):
         collect_sync("nope/env", _policy(srv))
