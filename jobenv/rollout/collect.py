@@ -7,13 +7,13 @@ raises :class:`~jobenv.errors.JobenvError` only for bad arguments, before any ep
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from .._aio import run_sync
 from ..errors import JobenvError
 from ..tasks import select_tasks
 from .episode import RolloutConfig, run_episode
@@ -240,23 +240,6 @@ def collect_sync(*args: Any, **kwargs: Any) -> CollectResult:
             if close is not None:
                 await close()
 
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(run())
-    box: dict[str, Any] = {}
-
-    def runner() -> None:
-        try:
-            box["r"] = asyncio.run(run())
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            box["e"] = exc
-
-    th = threading.Thread(target=runner)
-    th.start()
-    th.join()
-    if "e" in box:
-        raise box["e"]
-    return box["r"]
+    return run_sync(run())
 
 

@@ -17,17 +17,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from ..errors import JobenvError
+from ..errors import PolicyError
 
 __all__ = ["PolicyError", "ContextLengthError", "PolicyOutput", "Policy", "OpenAIChatPolicy"]
-
-
-class PolicyError(JobenvError):
-    """The policy could not produce a reply (API errors after retries, an unusable response).
-
-    Raised by :meth:`Policy.act`; :func:`~jobenv.rollout.run_episode` turns it into an episode with
-    ``status="error"``.
-    """
 
 
 class ContextLengthError(PolicyError):

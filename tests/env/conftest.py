@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from jobenv.tasks import load_task_dir
+from tests.support.tasks import write_task
 
 RUBRICS = {
     "rubrics": [
@@ -20,12 +20,8 @@ RUBRICS = {
 
 
 def make_task(root: Path, occupation: str, number: int, instructions: str) -> Path:
-    d = root / occupation / f"task{number}"
-    (d / "task_folder").mkdir(parents=True)
-    (d / "task_folder" / "TASK_INSTRUCTIONS.txt").write_text(instructions, encoding="utf-8")
-    (d / "task_folder" / "sales.csv").write_text("region,amount\nNorth,120\nSouth,80\n")
-    (d / "RUBRICS.json").write_text(json.dumps(RUBRICS))
-    return d
+    return write_task(root / occupation / f"task{number}", instructions=instructions, rubrics=RUBRICS, extras=False,
+                      files={"sales.csv": "region,amount\nNorth,120\nSouth,80\n"})
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 from jobenv.datasets import discover_task_dirs, load_parquet, load_tree
 from jobenv.errors import DatasetNotFoundError, TaskFormatError
 from jobenv.tasks import load_task_dir
-from tests.tasks.factory import RUBRICS, write_split, write_task
+from tests.support.tasks import RUBRICS, write_split, write_task
 
 
 def test_task_dir_with_every_extra(tmp_path: Path):

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 import jobenv
+from jobenv.cli import main as cli
 from jobenv.datasets import import_snapshot, read_manifest
 from jobenv.errors import DatasetNotFoundError, UnknownEnvError
-from jobenv.cli import main as cli
-from tests.tasks.factory import write_split, write_task
+from tests.support.tasks import write_split, write_task
 
 ROOT = Path(__file__).resolve().parents[2]
 

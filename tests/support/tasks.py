@@ -1,10 +1,16 @@
-"""Builds small task trees in the layouts jobenv reads, for loader tests."""
+"""The one test-task factory: small real task folders in the layouts jobenv reads.
+
+``write_task`` writes one ``taskN/`` folder on disk (instructions, reference files, rubric, optional host-only
+extras); ``write_split`` writes a tree of them; ``task_with_rubrics`` loads a task built from rubric JSON.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
+
+from jobenv.tasks import Task, load_task_dir
 
 RUBRICS = {
     "rubrics": [
@@ -22,11 +28,20 @@ def write_task(
     rubric_name: str = "RUBRICS.json",
     extras: bool = True,
     meta: dict[str, Any] | None = None,
+    files: dict[str, str | bytes] | None = None,
 ) -> Path:
+    """Write ``task_dir`` (named ``taskN``). ``files`` are the reference files in ``task_folder/`` (default: a
+    ``data.csv`` totalling 1,250); ``extras`` adds a task card and ``files_required_to_search/``."""
     folder = task_dir / "task_folder"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "TASK_INSTRUCTIONS.txt").write_text(instructions, encoding="utf-8")
-    (folder / "data.csv").write_text("region,amount\nnorth,1000\nsouth,250\n", encoding="utf-8")
+    for name, content in (files if files is not None else {"data.csv": "region,amount\nnorth,1000\nsouth,250\n"}).items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
     rubric_path = task_dir / rubric_name
     rubric_path.parent.mkdir(parents=True, exist_ok=True)
     rubric_path.write_text(rubrics if isinstance(rubrics, str) else json.dumps(rubrics), encoding="utf-8")
@@ -44,3 +59,11 @@ def write_split(root: Path, names: list[str]) -> Path:
     for name in names:
         write_task(root / name)
     return root
+
+
+def task_with_rubrics(root: Path, rubrics: list[dict[str, Any]], *, split: str = "test",
+                      meta: dict[str, Any] | None = None, instructions: str = "do it") -> Task:
+    """A loaded task ``occ/task1`` under ``root`` whose RUBRICS.json holds ``rubrics`` (no reference files)."""
+    d = write_task(root / "occ" / "task1", instructions=instructions, rubrics={"rubrics": rubrics}, extras=False,
+                   meta=meta, files={})
+    return load_task_dir(d, split)

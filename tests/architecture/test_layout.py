@@ -1,0 +1,143 @@
+"""The package's shape: no module over the size limit, and imports inside jobenv flow one way (no cycles).
+
+Every ``import`` inside ``jobenv/`` counts, module-level or deferred inside a function (a deferred import only
+hides a cycle from the interpreter, not from a reader); ``if TYPE_CHECKING:`` imports do not, since they never
+run. Importing ``jobenv.x.y`` runs ``jobenv/x/__init__``, so it depends on that package too — except from inside
+the package, whose modules import each other rather than their facade.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "jobenv"
+MAX_LINES = 600
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        if "data" in rel.parts:  # bundled task files (reference solutions), not library code
+            continue
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(module: str, path: Path, known: set[str]) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+
+    def resolve(name: str) -> str | None:
+        while name and name not in known:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("jobenv"):
+                    target = resolve(alias.name)
+                    if target:
+                        found.add(target)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                prefix = ".".join(base + ([node.module] if node.module else []))
+            else:
+                prefix = node.module or ""
+            if prefix.startswith("jobenv"):
+                for alias in node.names:
+                    target = resolve(f"{prefix}.{alias.name}") if f"{prefix}.{alias.name}" in known else resolve(prefix)
+                    if target:
+                        found.add(target)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    found.discard(module)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    mods = _modules()
+    known = set(mods)
+    graph = {m: _imports(m, p, known) for m, p in mods.items()}
+    # importing ``jobenv.x.y`` runs ``jobenv/x/__init__``: a dependency on a submodule is one on its package too,
+    # except from inside that package (its own modules import each other, not the facade)
+    for m, deps in graph.items():
+        extra = set()
+        for d in deps:
+            parent = d.rpartition(".")[0]
+            while parent and parent != "jobenv" and not m.startswith(parent + ".") and m != parent:
+                extra.add(parent)
+                parent = parent.rpartition(".")[0]
+        deps |= extra
+        deps.discard("jobenv")  # the lazy facade is the top; nothing inside depends on it for real
+    return graph
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def dfs(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if state.get(nxt) is None:
+                found = dfs(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if state.get(node) is None:
+            found = dfs(node)
+            if found:
+                return found
+    return None
+
+
+def test_no_module_is_over_the_size_limit() -> None:
+    sizes = {m: len(p.read_text(encoding="utf-8").splitlines()) for m, p in _modules().items()}
+    over = {m: n for m, n in sizes.items() if n > MAX_LINES}
+    assert not over, f"modules over {MAX_LINES} lines: {over}"
+
+
+def test_imports_inside_jobenv_have_no_cycle() -> None:
+    cycle = _find_cycle(_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_cycle_finder_sees_a_cycle() -> None:
+    assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_the_env_never_imports_the_registry() -> None:
+    graph = _graph()
+    for module, deps in graph.items():
+        if module == "jobenv.env" or module.startswith("jobenv.env."):
+            assert "jobenv.registry" not in deps, module
