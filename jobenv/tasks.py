@@ -8,19 +8,8 @@ files) and host-side files the agent never sees: ``RUBRICS.json`` (or a rubric f
 Rubric validation follows the official JobBench rules; anything malformed raises
 :class:`~jobenv.errors.TaskFormatError` naming the file and the field.
 
-jobenv extension (ignored by the official tools): a rubric may carry ``"jobenv_checks"``, a list with one
-deterministic check per criterion (same order), so the task can be graded without an LLM::
-
-    {"rubric": "Reports the Q3 total", "weight": 10,
-     "criterion": ["States the Q3 total of 41,250", "Delivers summary.xlsx"],
-     "jobenv_checks": [
-        {"kind": "number", "file": "*", "value": 41250, "tolerance": 0.5},
-        {"kind": "file_exists", "file": "summary.xlsx"}]}
-
-Check kinds: ``file_exists``, ``text`` (substring or regex, ``absent`` for prohibitions), ``number``
-(a number within a tolerance appears in the extracted text), ``columns`` (a table has these headers),
-``cell`` (a value in the row matched by key columns), ``row_count``, and the combinators ``all_of``,
-``any_of`` and ``not``. ``file`` is a glob over paths relative to the output directory.
+jobenv extension (ignored by the official tools): a rubric may carry ``"jobenv_checks"``, one deterministic
+check per criterion (models in :mod:`jobenv.check_models`, evaluated by :mod:`jobenv.judge.checks`).
 """
 
 from __future__ import annotations
@@ -31,10 +20,28 @@ import operator
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .check_models import (
+    CHECK_ADAPTER,
+    AllOfCheck,
+    AnyOfCheck,
+    CellCheck,
+    Check,
+    ColumnsCheck,
+    FieldCheck,
+    FileExistsCheck,
+    IdsCheck,
+    LlmCheck,
+    NotCheck,
+    NumberCheck,
+    RowCountCheck,
+    TextCheck,
+    check_json,
+    needs_llm,
+)
 from .errors import TaskFormatError, UnknownTaskError
 
 __all__ = [
@@ -49,6 +56,9 @@ __all__ = [
     "AllOfCheck",
     "AnyOfCheck",
     "NotCheck",
+    "FieldCheck",
+    "IdsCheck",
+    "LlmCheck",
     "Rubric",
     "Task",
     "parse_rubrics",
@@ -61,115 +71,13 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
+_CHECK_ADAPTER = CHECK_ADAPTER  # older name, kept for callers
 INSTRUCTIONS_FILE = "TASK_INSTRUCTIONS.txt"
 RUBRICS_FILE = "RUBRICS.json"
 
 _TASK_DIR_RE = re.compile(r"^task(\d+)$")
 # folder names seen in the wild: task3, task_03, task-3
 _TASK_FOLDER_RE = re.compile(r"^task[_-]?0*(\d+)$")
-
-
-class _CheckBase(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class FileExistsCheck(_CheckBase):
-    """At least one deliverable matches the glob ``file``."""
-
-    kind: Literal["file_exists"] = "file_exists"
-    file: str
-
-
-class TextCheck(_CheckBase):
-    """``pattern`` appears (or, with ``absent``, does not appear) in the text of files matching ``file``."""
-
-    kind: Literal["text"] = "text"
-    pattern: str = Field(min_length=1)
-    file: str = "*"
-    regex: bool = False
-    case_sensitive: bool = False
-    absent: bool = False
-
-
-class NumberCheck(_CheckBase):
-    """A number within ``tolerance`` (absolute) or ``rel_tolerance`` of ``value`` appears in the text.
-
-    Numbers are read with thousands separators, currency signs, percent signs and accounting
-    parentheses; ``12.5%`` is read as 12.5.
-    """
-
-    kind: Literal["number"] = "number"
-    value: float
-    file: str = "*"
-    tolerance: float = Field(default=0.0, ge=0)
-    rel_tolerance: float = Field(default=0.0, ge=0)
-
-
-class ColumnsCheck(_CheckBase):
-    """A table (csv file or workbook sheet) matching ``file``/``sheet`` has every one of ``columns`` as a header.
-
-    Headers compare case-insensitively with surrounding whitespace removed.
-    """
-
-    kind: Literal["columns"] = "columns"
-    file: str
-    columns: list[str] = Field(min_length=1)
-    sheet: str | None = None
-
-
-class CellCheck(_CheckBase):
-    """In a table, the row whose key columns equal ``match`` has ``value`` in ``column``.
-
-    Numbers compare within ``tolerance``; text compares case-insensitively, trimmed.
-    """
-
-    kind: Literal["cell"] = "cell"
-    file: str
-    match: dict[str, str | float]
-    column: str
-    value: str | float
-    tolerance: float = Field(default=0.0, ge=0)
-    sheet: str | None = None
-
-
-class RowCountCheck(_CheckBase):
-    """A table has exactly ``count`` data rows (header excluded), optionally only rows equal to ``where``."""
-
-    kind: Literal["row_count"] = "row_count"
-    file: str
-    count: int = Field(ge=0)
-    where: dict[str, str | float] | None = None
-    sheet: str | None = None
-
-
-class AllOfCheck(_CheckBase):
-    """Every sub-check passes."""
-
-    kind: Literal["all_of"] = "all_of"
-    checks: list[Check] = Field(min_length=1)
-
-
-class AnyOfCheck(_CheckBase):
-    """At least one sub-check passes."""
-
-    kind: Literal["any_of"] = "any_of"
-    checks: list[Check] = Field(min_length=1)
-
-
-class NotCheck(_CheckBase):
-    """The sub-check fails."""
-
-    kind: Literal["not"] = "not"
-    check: Check
-
-
-Check = Annotated[
-    FileExistsCheck | TextCheck | NumberCheck | ColumnsCheck | CellCheck | RowCountCheck | AllOfCheck | AnyOfCheck | NotCheck,
-    Field(discriminator="kind"),
-]
-for _model in (AllOfCheck, AnyOfCheck, NotCheck):
-    _model.model_rebuild()
-_CHECK_ADAPTER: TypeAdapter[Any] = TypeAdapter(Check)
 
 
 class Rubric(BaseModel):
@@ -186,7 +94,7 @@ class Rubric(BaseModel):
         """The official RUBRICS.json shape (plus ``jobenv_checks`` when present)."""
         out: dict[str, Any] = {"rubric": self.text, "weight": self.weight, "criterion": list(self.criteria)}
         if self.checks is not None:
-            out["jobenv_checks"] = [c.model_dump(mode="json") for c in self.checks]
+            out["jobenv_checks"] = [check_json(c) for c in self.checks]
         return out
 
 
@@ -226,8 +134,14 @@ class Task(BaseModel):
 
     @property
     def has_checks(self) -> bool:
-        """True when every rubric carries a deterministic check for every criterion."""
-        return all(r.checks is not None for r in self.rubrics)
+        """True when every criterion has a deterministic check (none is marked ``llm``): no LLM needed."""
+        return all(r.checks is not None and not any(needs_llm(c) for c in r.checks) for r in self.rubrics)
+
+    @property
+    def llm_criteria(self) -> list[tuple[int, int]]:
+        """(rubric, criterion) indices the LLM judge must grade: no check, or a check marked ``llm``."""
+        return [(i, j) for i, r in enumerate(self.rubrics) for j in range(len(r.criteria))
+                if r.checks is None or needs_llm(r.checks[j])]
 
 
 def normalize_task_id(task_id: str) -> str:
@@ -354,7 +268,7 @@ def parse_rubrics(data: Any, source: str = RUBRICS_FILE) -> list[Rubric]:
             checks = []
             for j, c in enumerate(raw):
                 try:
-                    checks.append(_CHECK_ADAPTER.validate_python(c))
+                    checks.append(CHECK_ADAPTER.validate_python(c))
                 except ValidationError as exc:
                     err = exc.errors()[0]
                     loc = ".".join(str(p) for p in err["loc"])

@@ -1,6 +1,7 @@
 """Grading deliverables against rubrics: the fail-closed LLM judge, deterministic checks, and reports.
 
-``make_judge("auto" | "checks" | "llm", **options)`` returns a :class:`Judge`; ``await judge.grade(task,
+``make_judge("auto" | "checks" | "llm", **options)`` returns a :class:`Judge` ("auto" is hybrid: deterministic
+checks where sound, one LLM call per rubric for the rest); ``await judge.grade(task,
 output_dir)`` (or ``judge.grade_sync``) returns a :class:`GradeReport` and never raises for infrastructure
 problems: those give ``status="error"`` and a zero reward.
 """
@@ -9,8 +10,17 @@ from __future__ import annotations
 
 from .auto import AutoJudge, make_judge
 from .base import Judge, run_sync
-from .checks import ChecksJudge, evaluate_check, parse_numbers
-from .llm import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, LLMJudge, VerdictCache, build_messages, parse_reply, validate_reply
+from .checks import ChecksJudge, evaluate_check, evaluate_rubrics, parse_numbers
+from .llm import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_MODEL,
+    LLMJudge,
+    VerdictCache,
+    build_messages,
+    parse_reply,
+    validate_reply,
+)
 from .report import CriterionResult, GradeReport, RubricResult, Usage, grader_hash
 
 __all__ = [
@@ -31,6 +41,7 @@ __all__ = [
     "parse_reply",
     "validate_reply",
     "evaluate_check",
+    "evaluate_rubrics",
     "parse_numbers",
     "grader_hash",
     "run_sync",

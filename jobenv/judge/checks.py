@@ -1,373 +1,507 @@
 """Deterministic checks: grade a task whose rubrics carry ``jobenv_checks`` with no network and no LLM.
 
-Each criterion has one check (see :mod:`jobenv.tasks` for the kinds and their meaning). Text and number
-checks read the same extracted text an LLM judge would see; table checks (``columns``, ``cell``,
-``row_count``) read csv/tsv files and workbook sheets with pandas.
+This module is the one evaluator of check definitions (:mod:`jobenv.check_models`): the checks judge, the
+hybrid ``auto`` judge and the synthetic generator's quality gate all call :func:`evaluate_rubrics`. How
+deliverables are read (numbers, labelled facts, tables) is in :mod:`jobenv.judge.reading`.
 
-Matching rules chosen here (documented because they decide scores):
+Rules that decide scores:
 
-* ``file`` globs match the relative path case-insensitively; a glob without ``/`` also matches the file's
-  base name, so ``summary.xlsx`` finds ``out/summary.xlsx``.
-* Text is searched both as extracted and with whitespace collapsed and Markdown escapes removed.
-* A table's header row is the first of its first 20 rows that holds every column the check names
-  (row 1 when the check names none), so a title row above the header does not hide the table.
+* A check reads one deliverable: the single file matching ``file`` or one of its ``alternatives``
+  (case-insensitive relative paths, ``output/`` ignored). No match fails; several candidate files for one
+  deliverable fail ("copies cannot hedge"). Every check of a grading resolves a name the same way, so all
+  sub-checks of one rubric read the same file.
+* ``field``: every value given for the label must pass; none given fails. Text answers may be followed by
+  an explanation; a value naming two of the field's ``options`` fails. Numbers: of the value's numbers
+  outside asides ("(after removing 4 duplicates)"; an aside offering an alternative, "(or 41,300)", is
+  read), one is within the tolerance and none of the same magnitude (a tenth to ten times) is outside it.
+* ``number``: a number within the tolerance appears; another distinct number within 0.5 % of the value
+  (a candidate answer), or more than ``SPRAY_LIMIT`` numbers near it, fails.
+* ``text``: patterns that refer to lines run only on text that keeps its lines.
+* Tables: the header is the first of the first 20 rows holding every column the check needs (a header
+  cell may carry a unit in parentheses); ``row_count`` counts rows with a filled key column that are not
+  total or note rows; ``cell`` needs every row (in every candidate sheet) matching the key to agree.
+* A prohibition (absent text, ``not``, ``ids`` with ``present="none"``, a zero row count) is credited only
+  when each deliverable it reads exists and carries substance: some positive fact check elsewhere in the
+  task passes on that same file (or, with none defined, the file has at least 25 words).
 
-Failure behaviour: evaluating a check never raises. A deliverable that cannot be read makes the
-criterion fail with the reason as evidence; a task without checks is a grading *error*.
+Failure behaviour: evaluating a check never raises. A deliverable that cannot be read makes the criterion
+fail with the reason as evidence; a task with criteria needing the LLM is a grading *error* here.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import math
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..extract import ExtractMode, Extraction, extract_output
-from ..tasks import (
+from ..check_models import (
     AllOfCheck,
     AnyOfCheck,
     CellCheck,
     ColumnsCheck,
+    FieldCheck,
     FileExistsCheck,
+    IdsCheck,
+    LlmCheck,
     NotCheck,
     NumberCheck,
     RowCountCheck,
     TextCheck,
+    check_leaves,
 )
+from ..extract import Extraction, ExtractMode, extract_output
+from . import reading
 from .base import Judge, empty_output_report, rejected_report
+from .reading import Uncomputed, find_numbers, norm, parse_numbers, to_number
 from .report import CriterionResult, GradeReport, RubricResult, build_report
 
-__all__ = ["ChecksJudge", "evaluate_check", "parse_numbers", "CheckContext"]
+__all__ = ["ChecksJudge", "CheckContext", "evaluate_check", "evaluate_rubrics", "parse_numbers", "SPRAY_LIMIT"]
 
-_MD_ESCAPE_RE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~])")
+Verdict = tuple[bool, str]
 _TABLE_EXTS = {"csv", "tsv", "xlsx", "xlsm", "xls"}
 _HEADER_SCAN_ROWS = 20
-
-# A number token: optional "(" for accounting negatives, sign, currency, digits with thousands
-# separators, decimals, exponent, percent, ")". The look-behind keeps "Q3" or "x2" from reading as numbers.
-_NUM_RE = re.compile(
-    r"(?<![\w.])(?P<open>\()?\s?(?P<sign>[-+\u2212])?\s?(?P<cur>[$\u20ac\u00a3\u00a5])?\s?(?P<sign2>[-\u2212])?"
-    r"(?P<int>\d{1,3}(?:,\d{3})+|\d+)?(?P<frac>\.\d+)?(?P<exp>[eE][-+]?\d+)?(?![\w])\s?(?P<pct>%)?\s?(?P<close>\))?"
-)
+SPRAY_LIMIT = 25
+_SUBSTANCE_WORDS = 25
+_LINE_AWARE_RE = re.compile(r"\(\?[a-zA-Z]*m|\^|\$|\\n|\\r")
+_TOTAL_RE = re.compile(r"^(grand\s+|sub-?\s?)?totals?\b|^sum\b", re.IGNORECASE)
+_NOTE_RE = re.compile(r"^(notes?|source|sources|footnote|prepared by)\b|^[*\u2020\u2021]", re.IGNORECASE)
 
 
-def parse_numbers(text: str) -> list[float]:
-    """Every number in ``text``: ``1,234.5``, ``$1,234``, ``(1,234)`` (= -1234), ``-3``, ``12.5%`` (= 12.5).
-
-    Commas are read as thousands separators; table text (csv, workbook sheets) is split into cells
-    first by :meth:`CheckContext.numbers`, so ``100,200`` in a CSV row is two numbers there.
-    """
-    out: list[float] = []
-    for m in _NUM_RE.finditer(text):
-        ip, frac = m.group("int"), m.group("frac")
-        if not ip and not frac:
-            continue
-        neg = (m.group("sign") in ("-", "\u2212")) or (m.group("sign2") in ("-", "\u2212"))
-        if m.group("open") and m.group("close"):
-            neg = True
-        body = (ip or "0").replace(",", "") + (frac or "") + (m.group("exp") or "")
-        try:
-            val = float(body)
-        except ValueError:
-            continue
-        out.append(-val if neg else val)
-    return out
-
-
-def _to_number(value: Any) -> float | None:
-    """A cell or expected value as a number, or None when it is text."""
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return None if isinstance(value, float) and math.isnan(value) else float(value)
-    s = str(value).strip()
-    if not s:
-        return None
-    m = _NUM_RE.fullmatch(s)
-    if not m or not (m.group("int") or m.group("frac")):
-        return None
-    nums = parse_numbers(s)
-    return nums[0] if nums else None
-
-
-def _norm(s: Any) -> str:
-    return " ".join(str(s).split()).casefold()
-
-
-def _is_blank(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip())
-
-
-def _equal(actual: Any, expected: Any, tol: float) -> bool:
-    """Numbers within ``tol`` (when both sides read as numbers), else trimmed case-insensitive text."""
-    a, e = _to_number(actual), _to_number(expected)
-    if a is not None and e is not None:
-        return abs(a - e) <= max(tol, 1e-9 * max(1.0, abs(e)))
-    if _is_blank(actual):
-        return _is_blank(expected)
-    if isinstance(actual, float) and actual.is_integer():
-        actual = int(actual)
-    return _norm(actual) == _norm(expected)
-
-
-def _glob_match(rel: str, pattern: str) -> bool:
-    rel_l, pat_l = rel.lower(), pattern.lower().removeprefix("./")
-    if fnmatch.fnmatchcase(rel_l, pat_l):
-        return True
-    return "/" not in pat_l and fnmatch.fnmatchcase(rel_l.rsplit("/", 1)[-1], pat_l)
+def _clean_name(pattern: str) -> str:
+    p = pattern.strip().lower().removeprefix("./")
+    return p.removeprefix("output/")
 
 
 class CheckContext:
-    """The deliverables of one grading: the extraction plus lazily loaded tables."""
+    """The deliverables of one grading: the extraction plus lazily read facts, numbers and tables."""
 
     def __init__(self, extraction: Extraction) -> None:
         self.extraction = extraction
-        self._tables: dict[str, list[tuple[str, Any]] | str] = {}
         self._files = extraction.file_map()
-        self._plain: dict[str, str] = {}
+        self._cache: dict[tuple[str, str], Any] = {}
 
     def files(self, pattern: str) -> list[str]:
-        return [f.path for f in self.extraction.files if _glob_match(f.path, pattern)]
+        pat = _clean_name(pattern)
+        return [f.path for f in self.extraction.files if fnmatch.fnmatchcase(f.path.lower(), pat)]
+
+    def resolve(self, check: Any) -> tuple[str | None, str]:
+        """(the one file a check reads, "") or (None, why not)."""
+        hits = sorted({rel for name in check.names for rel in self.files(name)})
+        names = " or ".join(repr(n) for n in check.names)
+        if not hits:
+            return None, f"no deliverable named {names}"
+        if len(hits) > 1:
+            return None, f"several candidate deliverables for {names}: {', '.join(hits[:6])} (copies cannot hedge)"
+        return hits[0], ""
+
+    def _memo(self, kind: str, rel: str, make: Any) -> Any:
+        key = (kind, rel)
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
 
     def text(self, rel: str) -> str:
         return self._files[rel].text
 
-    def plain(self, rel: str) -> str:
-        """The text with Markdown escapes removed and whitespace collapsed (docx arrives as escaped Markdown)."""
-        if rel not in self._plain:
-            self._plain[rel] = " ".join(_MD_ESCAPE_RE.sub(r"\1", self.text(rel)).split())
-        return self._plain[rel]
+    def lines_text(self, rel: str) -> str:
+        """The text with Markdown escapes and emphasis removed, lines kept."""
+        return self._memo("lines", rel, lambda: reading.strip_markup(self.text(rel)))
+
+    def flat(self, rel: str) -> str:
+        """:meth:`lines_text` with whitespace collapsed (a phrase broken across lines still matches)."""
+        return self._memo("flat", rel, lambda: " ".join(self.lines_text(rel).split()))
+
+    def is_table(self, rel: str) -> bool:
+        return rel.rsplit(".", 1)[-1].lower() in _TABLE_EXTS
+
+    def facts(self, rel: str) -> dict[str, list[str]]:
+        def make() -> dict[str, list[str]]:
+            f = self._files[rel]
+            if self.is_table(rel) or f.kind == "workbook":
+                return reading.facts_from_lines(reading.table_lines(f.text))
+            if rel.lower().endswith(".docx"):
+                lines = reading.docx_lines(self.extraction.root / rel)
+                if lines is not None:
+                    return reading.facts_from_lines(lines)
+            return reading.facts_from_lines(f.text.splitlines())
+
+        return self._memo("facts", rel, make)
 
     def numbers(self, rel: str) -> list[float]:
-        """Numbers of one deliverable; csv/tsv files and workbook sheets are read cell by cell."""
-        f = self._files[rel]
-        ext = rel.rsplit(".", 1)[-1].lower() if "." in rel else ""
-        if ext in ("csv", "tsv") or f.kind == "workbook":
-            import csv
+        """Numbers of one deliverable; tables are read cell by cell (with their number formats)."""
 
-            out: list[float] = []
-            for row in csv.reader(f.text.splitlines(), delimiter="\t" if ext == "tsv" else ","):
-                for cell in row:
-                    out.extend(parse_numbers(cell))
-            return out
-        return parse_numbers(self.plain(rel))
+        def make() -> list[float]:
+            if self.is_table(rel):
+                tabs = self.tables(rel)
+                if not isinstance(tabs, str):
+                    out: list[float] = []
+                    for _, rows in tabs:
+                        for row in rows:
+                            for v in row:
+                                x = to_number(v)
+                                if x is not None:
+                                    out.append(x)
+                                elif isinstance(v, str):
+                                    out.extend(parse_numbers(v))
+                    return out
+            return parse_numbers(self.flat(rel))
 
-    def tables(self, rel: str) -> list[tuple[str, Any]] | str:
-        """[(sheet name, DataFrame without header)] of a table file, or an error string."""
-        if rel not in self._tables:
-            self._tables[rel] = self._load(rel)
-        return self._tables[rel]
+        return self._memo("numbers", rel, make)
 
-    def _load(self, rel: str) -> list[tuple[str, Any]] | str:
-        import pandas as pd
-
-        path = self.extraction.root / rel
-        ext = rel.rsplit(".", 1)[-1].lower() if "." in rel else ""
-        try:
-            if ext in ("csv", "tsv"):
-                sep = "\t" if ext == "tsv" else None
-                df = pd.read_csv(path, header=None, dtype=str, sep=sep, engine="python",
-                                 keep_default_na=False, encoding_errors="replace", skip_blank_lines=True)
-                return [("", df)]
-            if ext in ("xlsx", "xlsm", "xls"):
-                sheets = pd.read_excel(path, sheet_name=None, header=None)
-                return [(str(name), df) for name, df in sheets.items()]
-        except Exception as exc:  # a broken table fails the check, with the reason as evidence
-            return f"{type(exc).__name__}: {str(exc)[:200]}"
-        return "not a table file (csv, tsv, xlsx, xls)"
+    def tables(self, rel: str) -> list[tuple[str, list[list[Any]]]] | str:
+        return self._memo("tables", rel, lambda: reading.read_tables(self.extraction.root / rel))
 
 
-def _table_files(ctx: CheckContext, pattern: str) -> list[str]:
-    return [p for p in ctx.files(pattern) if p.rsplit(".", 1)[-1].lower() in _TABLE_EXTS]
+# ---------------------------------------------------------------------------------------------- values
 
 
-def _header_row(df: Any, needed: list[str]) -> int | None:
-    want = {_norm(c) for c in needed}
-    for i in range(min(len(df), _HEADER_SCAN_ROWS)):
-        row = {_norm(v) for v in df.iloc[i].tolist() if not _is_blank(v)}
-        if not want:
-            if row:
-                return i
-            continue
-        if want <= row:
+def _close(x: float, want: float, allowed: float, sign: str) -> bool:
+    if sign == "either":
+        x, want = abs(x), abs(want)
+    return abs(x - want) <= allowed + 1e-9 * max(1.0, abs(want))
+
+
+def _allowed(c: Any, value: float) -> float:
+    return max(c.tolerance, c.rel_tolerance * abs(value))
+
+
+def _equal(actual: Any, expected: Any, tol: float, sign: str = "exact") -> bool:
+    """Numbers within ``tol`` (when both read as numbers), else normalised text equality."""
+    if isinstance(actual, Uncomputed):
+        return False
+    a, e = to_number(actual), to_number(expected)
+    if a is not None and e is not None:
+        return _close(a, e, tol, sign)
+    if actual is None or (isinstance(actual, str) and not actual.strip()):
+        return expected is None or (isinstance(expected, str) and not expected.strip())
+    if isinstance(actual, float) and actual.is_integer():
+        actual = int(actual)
+    return norm(actual) == norm(expected)
+
+
+def _show(v: Any) -> str:
+    return str(v) if isinstance(v, Uncomputed) else repr(v)
+
+
+def _mentions(value: str, options: Sequence[str]) -> list[str]:
+    """The options named in ``value`` (whole words, case-insensitive; longer options first)."""
+    text = " " + norm(value) + " "
+    found = []
+    for opt in sorted({norm(o) for o in options if norm(o)}, key=len, reverse=True):
+        pat = re.compile(r"(?<![\w-])" + re.escape(opt) + r"(?![\w-])")
+        if pat.search(text):
+            found.append(opt)
+            text = pat.sub(" \u2588 ", text)
+    return found
+
+
+_ASIDE_RE = re.compile(r"(?<=\S)\s*\(([^()]*[A-Za-z][^()]*)\)")
+_HEDGE_RE = re.compile(r"\b(or|alternatively|possibly|maybe|either)\b", re.IGNORECASE)
+
+
+def _drop_asides(value: str) -> str:
+    """Parenthetical asides with words removed, unless they offer an alternative ("(or 41,300)")."""
+    return _ASIDE_RE.sub(lambda m: m.group(0) if _HEDGE_RE.search(m.group(1)) else " ", value)
+
+
+def _value_numbers(value: str) -> list[float]:
+    v = strip = value.strip()
+    if strip.startswith("(") and strip.endswith(")") and len(find_numbers(strip[1:-1], words=False)) > 1:
+        v = strip[1:-1]
+    return [n.value for n in find_numbers(_drop_asides(v))]
+
+
+def _same_quantity(x: float, want: float) -> bool:
+    if want == 0:
+        return abs(x) <= 10
+    return 0.1 <= abs(x) / abs(want) <= 10
+
+
+def _judge_numbers(value: str, wants: list[float], c: Any) -> Verdict:
+    nums = _value_numbers(value)
+    used: set[int] = set()
+    for w in wants:
+        allowed = _allowed(c, w)
+        hit = next((i for i, x in enumerate(nums) if i not in used and _close(x, w, allowed, c.sign)), None)
+        if hit is None:
+            return False, f"{value!r} does not give {w:g} (+/- {allowed:g})"
+        used.add(hit)
+    rivals = [x for i, x in enumerate(nums) if i not in used and any(_same_quantity(x, w) for w in wants)]
+    if rivals:
+        return False, f"{value!r} gives competing values {', '.join(f'{x:g}' for x in rivals)}"
+    return True, f"{value!r}"
+
+
+_LIST_SPLIT_RE = re.compile(r"\s*(?:;|,|\band\b|&|/|\n)\s*", re.IGNORECASE)
+_NONE_WORDS = {"none", "nil", "n/a", "na", "-", "\u2014", "no groups", "nothing", "0"}
+
+
+def _items(value: str, options: Sequence[str] | None) -> list[str]:
+    if options:
+        return _mentions(value, options)
+    v = norm(_drop_asides(value))
+    if v in _NONE_WORDS:
+        return []
+    return [i for i in (norm(p) for p in _LIST_SPLIT_RE.split(v)) if i]
+
+
+def _judge_field_value(c: FieldCheck, value: str) -> Verdict:
+    if c.equals is not None:
+        want = norm(c.equals)
+        if c.options:
+            named = _mentions(value, [*c.options, c.equals])
+            if named == [want]:
+                return True, repr(value)
+            return False, f"{value!r} names {named or 'none'} of the allowed answers (expected {c.equals!r})"
+        v = norm(value)
+        if v == want or (v.startswith(want) and v[len(want)] in " (,.:\u2014\u2013-" and ";" not in v[len(want):]):
+            return True, repr(value)
+        return False, f"{value!r} is not {c.equals!r}"
+    if c.number is not None:
+        return _judge_numbers(value, [c.number], c)
+    if c.numbers is not None:
+        return _judge_numbers(value, list(c.numbers), c)
+    if c.mentions is not None:
+        named = _mentions(value, c.mentions)
+        return (True, repr(value)) if named else (False, f"{value!r} names none of {c.mentions}")
+    got = set(_items(value, c.options))
+    if c.items is not None:
+        want_set = {norm(i) for i in c.items}
+        if got == want_set:
+            return True, repr(value)
+        return False, f"{value!r} lists {sorted(got)} (expected {sorted(want_set)})"
+    missing = [i for i in (c.contains or []) if norm(i) not in got]
+    extra = [i for i in (c.excludes or []) if norm(i) in got]
+    if missing or extra:
+        return False, f"{value!r}" + (f" lacks {missing}" if missing else "") + (f" lists {extra}" if extra else "")
+    return True, repr(value)
+
+
+def _check_field(c: FieldCheck, ctx: CheckContext) -> Verdict:
+    rel, why = ctx.resolve(c)
+    if rel is None:
+        return False, why
+    facts = ctx.facts(rel)
+    values: list[str] = []
+    for label in c.labels:
+        values.extend(facts.get(reading.norm_label(label), []))
+    if not values:
+        return False, f"no '{c.label}:' line or table row in {rel}"
+    verdicts = [_judge_field_value(c, v) for v in dict.fromkeys(values)]
+    bad = [e for ok, e in verdicts if not ok]
+    if bad:
+        many = f" ({len(verdicts)} values given for one label)" if len(verdicts) > 1 else ""
+        return False, f"{rel}: {c.label}: {bad[0]}{many}"
+    return True, f"{rel}: {c.label}: {verdicts[0][1]}"
+
+
+def _check_number(c: NumberCheck, ctx: CheckContext, *, presence_only: bool = False) -> Verdict:
+    rel, why = ctx.resolve(c)
+    if rel is None:
+        return False, why
+    allowed = _allowed(c, c.value)
+    nums = ctx.numbers(rel)
+    hits = [x for x in nums if _close(x, c.value, allowed, c.sign)]
+    if presence_only:
+        return (True, f"{hits[0]:g} found in {rel}") if hits else (False, f"no {c.value:g} in {rel}")
+    def dist(x: float) -> float:
+        return abs(abs(x) - abs(c.value)) if c.sign == "either" else abs(x - c.value)
+
+    near = {x for x in nums if dist(x) <= max(0.01 * abs(c.value), 50 * allowed, 0.5)}
+    if len(near) > SPRAY_LIMIT:
+        return False, f"{len(near)} distinct numbers near {c.value:g} in {rel}: too many to credit (number spraying)"
+    if not hits:
+        closest = min(nums, key=lambda x: abs(x - c.value), default=None)
+        return False, f"no number within {allowed:g} of {c.value:g} in {rel}" + (
+            f"; closest {closest:g}" if closest is not None else "")
+    rivals = sorted({x for x in nums if dist(x) <= max(0.005 * abs(c.value), 10 * allowed)
+                     and not _close(x, c.value, allowed, c.sign)})
+    if rivals:
+        return False, f"{rel} gives {c.value:g} and competing candidates {', '.join(f'{x:g}' for x in rivals[:5])}"
+    return True, f"{hits[0]:g} found in {rel} (expected {c.value:g} +/- {allowed:g})"
+
+
+def _check_text(c: TextCheck, ctx: CheckContext) -> Verdict:
+    rel, why = ctx.resolve(c)
+    if rel is None:
+        return False, why
+    flags = 0 if c.case_sensitive else re.IGNORECASE
+    pat = re.compile(c.pattern if c.regex else re.escape(c.pattern), flags)
+    variants = [ctx.lines_text(rel)]
+    if not (c.regex and _LINE_AWARE_RE.search(c.pattern)):
+        variants.append(ctx.flat(rel))
+    found = None
+    for text in variants:
+        m = pat.search(text)
+        if m:
+            a, b = max(0, m.start() - 40), min(len(text), m.end() + 40)
+            found = " ".join(text[a:b].split())
+            break
+    if c.absent:
+        return (False, f"forbidden {c.pattern!r} in {rel}: ...{found}...") if found else (
+            True, f"{c.pattern!r} absent from {rel}")
+    return (True, f"{c.pattern!r} in {rel}: ...{found}...") if found else (False, f"{c.pattern!r} not in {rel}")
+
+
+def _id_patterns(ident: str, digits: bool) -> list[re.Pattern[str]]:
+    pats = [re.compile(r"(?<![\w-])" + re.escape(ident) + r"(?![\w-])", re.IGNORECASE)]
+    d = re.sub(r"\D", "", ident)
+    if digits and d and d != ident:
+        pats.append(re.compile(r"(?<![\d.,])0*" + str(int(d)) + r"(?!\d|[.,]\d)"))
+    return pats
+
+
+def _check_ids(c: IdsCheck, ctx: CheckContext) -> Verdict:
+    rel, why = ctx.resolve(c)
+    if rel is None:
+        return False, why
+    text = ctx.flat(rel)
+    seen = [i for i in c.ids if any(p.search(text) for p in _id_patterns(i, c.digits))]
+    if c.present == "none":
+        return (False, f"{rel} shows {len(seen)} of the ids, e.g. {seen[:3]}") if seen else (
+            True, f"none of {len(c.ids)} ids in {rel}")
+    missing = [i for i in c.ids if i not in seen]
+    return (False, f"{rel} lacks {missing[:5]}") if missing else (True, f"all {len(c.ids)} ids in {rel}")
+
+
+# ---------------------------------------------------------------------------------------------- tables
+
+
+def _header_keys(cell: Any) -> set[str]:
+    if cell is None or isinstance(cell, Uncomputed) or not str(cell).strip():
+        return set()
+    return reading.label_keys(str(cell))
+
+
+def _find_header(rows: list[list[Any]], needed: Sequence[str]) -> int | None:
+    want = {reading.norm_label(c) for c in needed}
+    for i, row in enumerate(rows[:_HEADER_SCAN_ROWS]):
+        keys = [_header_keys(v) for v in row]
+        have = set().union(*keys) if keys else set()
+        if want and want <= have:
+            return i
+        if not want and sum(1 for k in keys if k) >= 2:
             return i
     return None
 
 
-def _col_index(df: Any, header_i: int) -> dict[str, int]:
-    idx: dict[str, int] = {}
-    for j, v in enumerate(df.iloc[header_i].tolist()):
-        if not _is_blank(v):
-            idx.setdefault(_norm(v), j)
-    return idx
+def _columns(header: list[Any], name: str) -> list[int]:
+    k = reading.norm_label(name)
+    return [j for j, v in enumerate(header) if k in _header_keys(v)]
 
 
-def _data_rows(df: Any, header_i: int) -> list[list[Any]]:
-    rows = df.iloc[header_i + 1 :].values.tolist()
-    return [r for r in rows if not all(_is_blank(v) for v in r)]
+def _cell(row: list[Any], j: int) -> Any:
+    return row[j] if j < len(row) else None
 
 
-def _sheets(ctx: CheckContext, pattern: str, sheet: str | None) -> tuple[list[tuple[str, Any]], list[str]]:
-    """[(label, DataFrame)] of matching tables and notes about files that could not be read."""
-    found: list[tuple[str, Any]] = []
-    notes: list[str] = []
-    for rel in _table_files(ctx, pattern):
-        tabs = ctx.tables(rel)
-        if isinstance(tabs, str):
-            notes.append(f"{rel}: unreadable ({tabs})")
-            continue
-        for name, df in tabs:
-            if sheet is not None and name and _norm(name) != _norm(sheet):
+def _blank(v: Any) -> bool:
+    return v is None or (isinstance(v, str) and not v.strip())
+
+
+class _Table:
+    def __init__(self, label: str, rows: list[list[Any]], hi: int) -> None:
+        self.label, self.header, self.body = label, rows[hi], [r for r in rows[hi + 1:] if not all(map(_blank, r))]
+
+    def col(self, name: str) -> list[int]:
+        return _columns(self.header, name)
+
+    def matching(self, where: dict[str, Any]) -> list[list[Any]]:
+        idx = {k: self.col(k) for k in where}
+        return [r for r in self.body if all(any(_equal(_cell(r, j), v, 0.0) for j in idx[k]) for k, v in where.items())]
+
+    def data_rows(self, key: str | None) -> list[list[Any]]:
+        kj = self.col(key)[0] if key else next((j for j, v in enumerate(self.header) if not _blank(v)), 0)
+        named = [j for j, v in enumerate(self.header) if not _blank(v) and j != kj]
+        out = []
+        for r in self.body:
+            k = _cell(r, kj)
+            if _blank(k) or (isinstance(k, str) and (_TOTAL_RE.match(k.strip()) or _NOTE_RE.match(k.strip()))):
                 continue
-            found.append((f"{rel}" + (f"[{name}]" if name else ""), df))
-    return found, notes
+            if named and all(_blank(_cell(r, j)) for j in named):
+                continue  # a title or note row: only the key cell is filled
+            out.append(r)
+        return out
 
 
-def _no_table(pattern: str, sheet: str | None, notes: list[str]) -> tuple[bool, str]:
-    msg = f"no table matches file {pattern!r}" + (f" sheet {sheet!r}" if sheet else "")
-    return False, msg + (" (" + "; ".join(notes) + ")" if notes else "")
+def _tables(c: Any, ctx: CheckContext, needed: Sequence[str]) -> tuple[list[_Table], str]:
+    """The tables of the check's file (its sheet, when named) whose header holds ``needed``."""
+    rel, why = ctx.resolve(c)
+    if rel is None:
+        return [], why
+    if not ctx.is_table(rel):
+        return [], f"{rel} is not a table file (csv, tsv, xlsx, xls)"
+    tabs = ctx.tables(rel)
+    if isinstance(tabs, str):
+        return [], f"{rel}: unreadable ({tabs})"
+    sheets = [(n, rows) for n, rows in tabs if c.sheet is None or not n or norm(n) == norm(c.sheet)]
+    if not sheets:
+        return [], f"{rel} has no sheet {c.sheet!r}"
+    out = []
+    for name, rows in sheets:
+        hi = _find_header(rows, needed)
+        if hi is not None:
+            out.append(_Table(rel + (f"[{name}]" if name else ""), rows, hi))
+    if not out:
+        return [], f"{rel}" + (f"[{c.sheet}]" if c.sheet else "") + f" has no header row with {list(needed)}"
+    return out, ""
 
 
-def _snippet(text: str, start: int, end: int) -> str:
-    a, b = max(0, start - 40), min(len(text), end + 40)
-    return " ".join(text[a:b].split())
+def _check_columns(c: ColumnsCheck, ctx: CheckContext) -> Verdict:
+    tables, why = _tables(c, ctx, c.columns)
+    return (True, f"{tables[0].label} has columns {c.columns}") if tables else (False, why)
 
 
-def _check_text(c: TextCheck, ctx: CheckContext) -> tuple[bool, str]:
-    files = ctx.files(c.file)
-    flags = 0 if c.case_sensitive else re.IGNORECASE
-    pat = re.compile(c.pattern if c.regex else re.escape(c.pattern), flags)
-    found = None
-    for rel in files:
-        raw = ctx.text(rel)
-        for variant in (raw, ctx.plain(rel)):
-            m = pat.search(variant)
-            if m:
-                found = (rel, _snippet(variant, m.start(), m.end()))
-                break
-        if found:
-            break
-    where = f"{len(files)} file(s) matching {c.file!r}"
-    if c.absent:
-        if found:
-            return False, f"forbidden pattern {c.pattern!r} found in {found[0]}: ...{found[1]}..."
-        return True, f"pattern {c.pattern!r} absent from {where}"
-    if found:
-        return True, f"pattern {c.pattern!r} found in {found[0]}: ...{found[1]}..."
-    return False, f"pattern {c.pattern!r} not found in {where}"
-
-
-# Number spraying: a deliverable that lists many numbers close to the expected value (to hit it by chance)
-# earns nothing. Past SPRAY_LIMIT distinct numbers within the window around the value, a match is not credited.
-SPRAY_LIMIT = 25
-
-
-def _spray_window(value: float, allowed: float) -> float:
-    return max(0.01 * abs(value), 50 * allowed, 0.5)
-
-
-def _check_number(c: NumberCheck, ctx: CheckContext) -> tuple[bool, str]:
-    files = ctx.files(c.file)
-    allowed = max(c.tolerance, c.rel_tolerance * abs(c.value))
-    window = _spray_window(c.value, allowed)
-    closest: tuple[float, str] | None = None
-    hit: tuple[float, str] | None = None
-    near_values: set[float] = set()
-    for rel in files:
-        for x in ctx.numbers(rel):
-            d = abs(x - c.value)
-            if d <= window:
-                near_values.add(x)
-            if hit is None and d <= allowed + 1e-12 * max(1.0, abs(c.value)):
-                hit = (x, rel)
-            if closest is None or d < abs(closest[0] - c.value):
-                closest = (x, rel)
-    if len(near_values) > SPRAY_LIMIT:
-        return False, (f"{len(near_values)} distinct numbers within {window:g} of {c.value:g} in files matching "
-                       f"{c.file!r}: too many to credit a match (number spraying)")
-    if hit is not None:
-        return True, f"{hit[0]:g} found in {hit[1]} (expected {c.value:g} +/- {allowed:g})"
-    near = f"; closest {closest[0]:g} in {closest[1]}" if closest else ""
-    return False, f"no number within {allowed:g} of {c.value:g} in {len(files)} file(s) matching {c.file!r}{near}"
-
-
-def _check_columns(c: ColumnsCheck, ctx: CheckContext) -> tuple[bool, str]:
-    tables, notes = _sheets(ctx, c.file, c.sheet)
+def _check_cell(c: CellCheck, ctx: CheckContext) -> Verdict:
+    tables, why = _tables(c, ctx, [*c.match.keys(), c.column])
     if not tables:
-        return _no_table(c.file, c.sheet, notes)
-    best: tuple[int, str, list[str]] | None = None
-    for label, df in tables:
-        if _header_row(df, c.columns) is not None:
-            return True, f"{label} has columns {c.columns}"
-        hi = _header_row(df, [])
-        have = set(_col_index(df, hi)) if hi is not None else set()
-        missing = [col for col in c.columns if _norm(col) not in have]
-        if best is None or len(missing) < best[0]:
-            best = (len(missing), label, missing)
-    assert best is not None
-    return False, f"no table has all of {c.columns}; best {best[1]} lacks {best[2]}"
+        return False, why
+    values = [(t.label, _cell(r, j)) for t in tables for r in t.matching(c.match) for j in t.col(c.column)]
+    if not values:
+        return False, f"no row with {c.match} in {', '.join(t.label for t in tables)}"
+    bad = [(lab, v) for lab, v in values if not _equal(v, c.value, c.tolerance, c.sign)]
+    if bad:
+        return False, f"{bad[0][0]}: row {c.match} has {c.column} = " + ", ".join(_show(v) for _, v in values) + (
+            f" (expected {c.value!r})")
+    return True, f"{values[0][0]}: row {c.match} has {c.column} = {_show(values[0][1])} (expected {c.value!r})"
 
 
-def _matching_rows(df: Any, hi: int, where: dict[str, Any]) -> list[list[Any]]:
-    cols = _col_index(df, hi)
-    rows = _data_rows(df, hi)
-    return [r for r in rows if all(_equal(r[cols[_norm(k)]], v, 0.0) for k, v in where.items())]
-
-
-def _check_cell(c: CellCheck, ctx: CheckContext) -> tuple[bool, str]:
-    tables, notes = _sheets(ctx, c.file, c.sheet)
+def _check_row_count(c: RowCountCheck, ctx: CheckContext) -> Verdict:
+    needed = ([c.key] if c.key else []) + list((c.where or {}).keys())
+    tables, why = _tables(c, ctx, needed)
     if not tables:
-        return _no_table(c.file, c.sheet, notes)
-    needed = [*c.match.keys(), c.column]
-    reasons = []
-    for label, df in tables:
-        hi = _header_row(df, needed)
-        if hi is None:
-            reasons.append(f"{label}: lacks columns {needed}")
-            continue
-        rows = _matching_rows(df, hi, c.match)
-        if not rows:
-            reasons.append(f"{label}: no row with {c.match}")
-            continue
-        j = _col_index(df, hi)[_norm(c.column)]
-        values = [r[j] for r in rows]
-        # every matching row must agree: duplicate rows cannot hedge between answers
-        if all(_equal(v, c.value, c.tolerance) for v in values):
-            return True, f"{label}: row {c.match} has {c.column} = {values[0]!r} (expected {c.value!r})"
-        reasons.append(f"{label}: row {c.match} has {c.column} = {', '.join(repr(v) for v in values)} (expected {c.value!r})")
-    return False, "; ".join(reasons + notes)
+        return False, why
+    counts = []
+    for t in tables:
+        rows = t.data_rows(c.key)
+        if c.where:
+            rows = [r for r in rows if r in t.matching(c.where)]
+        counts.append((t.label, len(rows)))
+    where = f" where {c.where}" if c.where else ""
+    if all(n == c.count for _, n in counts):
+        return True, f"{counts[0][0]}: {c.count} data rows{where}"
+    return False, "; ".join(f"{lab}: {n} data rows{where}" for lab, n in counts) + f" (expected {c.count})"
 
 
-def _check_row_count(c: RowCountCheck, ctx: CheckContext) -> tuple[bool, str]:
-    tables, notes = _sheets(ctx, c.file, c.sheet)
-    if not tables:
-        return _no_table(c.file, c.sheet, notes)
-    reasons = []
-    for label, df in tables:
-        hi = _header_row(df, list((c.where or {}).keys()))
-        if hi is None:
-            reasons.append(f"{label}: no header" + (f" with {list(c.where)}" if c.where else ""))
-            continue
-        n = len(_matching_rows(df, hi, c.where)) if c.where else len(_data_rows(df, hi))
-        if n == c.count:
-            return True, f"{label}: {n} data rows" + (f" where {c.where}" if c.where else "")
-        reasons.append(f"{label}: {n} data rows" + (f" where {c.where}" if c.where else "") + f" (expected {c.count})")
-    return False, "; ".join(reasons + notes)
+# ---------------------------------------------------------------------------------------------- evaluation
 
 
-def evaluate_check(check: Any, ctx: CheckContext) -> tuple[bool, str]:
+def evaluate_check(check: Any, ctx: CheckContext) -> Verdict:
     """(passed, evidence) for one check. Never raises: an unexpected failure fails the check with its reason."""
     try:
         if isinstance(check, FileExistsCheck):
-            hits = ctx.files(check.file)
-            return (True, f"found {', '.join(hits[:5])}") if hits else (False, f"no file matches {check.file!r}")
-        if isinstance(check, TextCheck):
-            return _check_text(check, ctx)
+            rel, why = ctx.resolve(check)
+            return (True, f"found {rel}") if rel else (False, why)
+        if isinstance(check, FieldCheck):
+            return _check_field(check, ctx)
         if isinstance(check, NumberCheck):
             return _check_number(check, ctx)
+        if isinstance(check, TextCheck):
+            return _check_text(check, ctx)
+        if isinstance(check, IdsCheck):
+            return _check_ids(check, ctx)
         if isinstance(check, ColumnsCheck):
             return _check_columns(check, ctx)
         if isinstance(check, CellCheck):
@@ -376,22 +510,110 @@ def evaluate_check(check: Any, ctx: CheckContext) -> tuple[bool, str]:
             return _check_row_count(check, ctx)
         if isinstance(check, AllOfCheck):
             subs = [evaluate_check(s, ctx) for s in check.checks]
-            ok = all(p for p, _ in subs)
-            return ok, "all of: " + " | ".join(("PASS " if p else "FAIL ") + e for p, e in subs)
+            return all(p for p, _ in subs), "all of: " + " | ".join(("PASS " if p else "FAIL ") + e for p, e in subs)
         if isinstance(check, AnyOfCheck):
             subs = [evaluate_check(s, ctx) for s in check.checks]
-            ok = any(p for p, _ in subs)
-            return ok, "any of: " + " | ".join(("PASS " if p else "FAIL ") + e for p, e in subs)
+            return any(p for p, _ in subs), "any of: " + " | ".join(("PASS " if p else "FAIL ") + e for p, e in subs)
         if isinstance(check, NotCheck):
-            p, e = evaluate_check(check.check, ctx)
+            if isinstance(check.check, NumberCheck):  # "does not contain X": presence, not candidate rules
+                p, e = _check_number(check.check, ctx, presence_only=True)
+            else:
+                p, e = evaluate_check(check.check, ctx)
             return (not p), f"not ({e})"
+        if isinstance(check, LlmCheck):
+            return False, "needs the LLM judge" + (f" ({check.reason})" if check.reason else "")
         return False, f"unknown check kind {getattr(check, 'kind', type(check).__name__)!r}"
     except Exception as exc:  # odd deliverables fail the criterion, they never crash grading
         return False, f"check could not be evaluated: {type(exc).__name__}: {str(exc)[:200]}"
 
 
+def is_prohibition(check: Any) -> bool:
+    """True for a check that passes by something being absent (see the module docstring)."""
+    if isinstance(check, TextCheck):
+        return check.absent
+    if isinstance(check, IdsCheck):
+        return check.present == "none"
+    if isinstance(check, NotCheck):
+        return True
+    if isinstance(check, RowCountCheck):
+        return check.count == 0
+    if isinstance(check, (AllOfCheck, AnyOfCheck)):
+        parts = [s for s in check.checks if not isinstance(s, FileExistsCheck)]
+        return bool(parts) and all(is_prohibition(s) for s in parts)
+    return False
+
+
+def _positive_leaf(leaf: Any) -> bool:
+    if isinstance(leaf, (FieldCheck, NumberCheck, CellCheck)):
+        return True
+    if isinstance(leaf, TextCheck):
+        return not leaf.absent
+    if isinstance(leaf, IdsCheck):
+        return leaf.present == "all"
+    return isinstance(leaf, RowCountCheck) and leaf.count > 0
+
+
+def _substance(rel: str, positives: list[Any], ctx: CheckContext) -> bool:
+    mine = [leaf for leaf in positives if ctx.resolve(leaf)[0] == rel]
+    if not mine:
+        return len(ctx.flat(rel).split()) >= _SUBSTANCE_WORDS
+    return any(evaluate_check(leaf, ctx)[0] for leaf in mine)
+
+
+def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction | Path) -> list[list[Verdict | None]]:
+    """Per rubric, per criterion: (passed, evidence), or None where the criterion needs the LLM judge.
+
+    ``rubrics`` are :class:`jobenv.tasks.Rubric` models (a rubric without checks gives None for every
+    criterion); ``source`` an output directory, its extraction or a context. Never raises for a bad
+    deliverable. This is the one evaluator of check definitions (judges and the generator's gate).
+    """
+    if isinstance(source, CheckContext):
+        ctx = source
+    elif isinstance(source, Extraction):
+        ctx = CheckContext(source)
+    else:
+        ctx = CheckContext(extract_output(Path(source), with_images=False))
+    positives = [leaf for r in rubrics for c in (r.checks or []) for leaf in check_leaves(c) if _positive_leaf(leaf)]
+    out: list[list[Verdict | None]] = []
+    for r in rubrics:
+        row: list[Verdict | None] = []
+        for j in range(len(r.criteria)):
+            check = r.checks[j] if r.checks is not None else None
+            if check is None or any(isinstance(leaf, LlmCheck) for leaf in check_leaves(check)):
+                row.append(None)
+                continue
+            passed, evidence = evaluate_check(check, ctx)
+            if passed and is_prohibition(check):
+                for leaf in check_leaves(check):
+                    rel = ctx.resolve(leaf)[0] if hasattr(leaf, "names") else None
+                    if rel is None and hasattr(leaf, "names"):
+                        passed, evidence = False, f"prohibition not credited: {ctx.resolve(leaf)[1]}"
+                        break
+                    if rel is not None and not _substance(rel, positives, ctx):
+                        passed, evidence = False, (f"prohibition not credited: {rel} carries no substance "
+                                                   "(no graded fact in it is right)")
+                        break
+            row.append((passed, evidence))
+        out.append(row)
+    return out
+
+
+def check_results(task: Any, verdicts: list[list[Verdict | None]]) -> list[RubricResult]:
+    """Rubric results of a fully checkable task from :func:`evaluate_rubrics` (every criterion decided)."""
+    results = []
+    for i, (rubric, row) in enumerate(zip(task.rubrics, verdicts, strict=True)):
+        crit = []
+        for j, (text, v) in enumerate(zip(rubric.criteria, row, strict=True)):
+            assert v is not None
+            kind = rubric.checks[j].kind if rubric.checks else "?"
+            crit.append(CriterionResult(index=j, criterion=text, passed=v[0], reasoning=f"deterministic {kind} check",
+                                        evidence=v[1], grader="checks"))
+        results.append(RubricResult(index=i, rubric=rubric.text, weight=rubric.weight, criteria_results=crit))
+    return results
+
+
 class ChecksJudge(Judge):
-    """Grades with the tasks' deterministic checks. A rubric without checks makes the report an error."""
+    """Grades with the tasks' deterministic checks. A criterion without a sound check makes the report an error."""
 
     kind = "checks"
 
@@ -407,28 +629,22 @@ class ChecksJudge(Judge):
         """Synchronous grading; never raises (an internal failure becomes ``status="error"``)."""
         t0 = time.perf_counter()
         try:
-            ex = extraction if extraction is not None else extract_output(Path(output_dir), mode=self.mode, with_images=False)
-            if ex.rejected:
-                return rejected_report(task, ex, self.kind, None, self.mode, t0)
             if not task.has_checks:
-                missing = [i for i, r in enumerate(task.rubrics) if r.checks is None]
+                todo = task.llm_criteria
                 return build_report(
                     task, [], judge_kind=self.kind, judge_model=None, mode=self.mode,
-                    extra_errors=[f"the checks judge needs jobenv_checks on every rubric; rubrics {missing} have none "
-                                  "(use judge='llm' or 'auto' with an LLM configured)"],
+                    extra_errors=[f"the checks judge cannot grade {len(todo)} criteria of this task that need the LLM "
+                                  f"judge (rubric, criterion): {todo[:8]}; use judge='auto' or 'llm' with an LLM "
+                                  "configured"],
                     latency_s=time.perf_counter() - t0,
                 )
+            ex = extraction if extraction is not None else extract_output(Path(output_dir), mode=self.mode,
+                                                                           with_images=False)
+            if ex.rejected:
+                return rejected_report(task, ex, self.kind, None, self.mode, t0)
             if ex.empty:
                 return empty_output_report(task, self.kind, None, self.mode, t0)
-            ctx = CheckContext(ex)
-            results = []
-            for i, rubric in enumerate(task.rubrics):
-                crit = []
-                for j, (text, check) in enumerate(zip(rubric.criteria, rubric.checks or [])):
-                    passed, evidence = evaluate_check(check, ctx)
-                    crit.append(CriterionResult(index=j, criterion=text, passed=passed,
-                                                reasoning=f"deterministic {check.kind} check", evidence=evidence))
-                results.append(RubricResult(index=i, rubric=rubric.text, weight=rubric.weight, criteria_results=crit))
+            results = check_results(task, evaluate_rubrics(task.rubrics, CheckContext(ex)))
             return build_report(task, results, judge_kind=self.kind, judge_model=None, mode=self.mode,
                                 latency_s=time.perf_counter() - t0)
         except Exception as exc:  # fail-closed: never a score from a crashed grader

@@ -38,6 +38,7 @@ class CriterionResult(BaseModel):
     passed: bool | None = None
     reasoning: str = ""
     evidence: str = ""
+    grader: Literal["checks", "llm"] | None = None  # which grader decided this criterion (hybrid grading)
 
 
 class Usage(BaseModel):
@@ -49,7 +50,7 @@ class Usage(BaseModel):
     calls: int = 0
     cached: int = 0
 
-    def add(self, other: "Usage") -> None:
+    def add(self, other: Usage) -> None:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.total_tokens += other.total_tokens

@@ -1,7 +1,7 @@
 """Building blocks shared by the task families: the task draft, check and rubric builders, rounding.
 
 A family turns real records into a :class:`Draft` (reference files, instructions, rubrics with one
-deterministic check per criterion, solver parameters, task card). The generator writes the draft,
+deterministic check per criterion, built from the check models of :mod:`jobenv.check_models`, solver parameters, task card). The generator writes the draft,
 runs its ground-truth script and applies the quality gates. A family raises :class:`DegenerateTask`
 when the expected values it would grade are ill-posed (empty groups, values tied at a threshold or a
 rounding boundary); the generator then redraws with the next attempt's random stream.
@@ -11,9 +11,25 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+
+from ..check_models import (
+    AllOfCheck,
+    CellCheck,
+    Check,
+    ColumnsCheck,
+    FieldCheck,
+    FileExistsCheck,
+    IdsCheck,
+    NotCheck,
+    NumberCheck,
+    RowCountCheck,
+    TextCheck,
+)
+from ..tasks import Rubric
 
 __all__ = [
     "GENERATOR_VERSION",
@@ -33,6 +49,8 @@ __all__ = [
     "c_text",
     "c_regex",
     "c_number",
+    "c_field",
+    "c_ids",
     "c_not",
     "c_all",
     "rubric",
@@ -63,7 +81,7 @@ class Draft:
     scenario: str
     instructions: str
     files: list[RefFile]
-    rubrics: list[dict[str, Any]]
+    rubrics: list[Rubric]
     solver: str
     params: dict[str, Any]
     source: dict[str, Any]
@@ -104,7 +122,7 @@ def line_value_regex(label: str, value: str) -> str:
 def int_pattern(n: int) -> str:
     """A regex matching the integer ``n`` written with or without thousands separators."""
     s = str(abs(int(n)))
-    groups = []
+    groups: list[str] = []
     while len(s) > 3:
         groups.insert(0, s[-3:])
         s = s[:-3]
@@ -123,70 +141,63 @@ def money(x: float) -> str:
     return f"{x:.2f}"
 
 
-# ---- check builders (dicts in the RUBRICS.json jobenv_checks shape) -----------------------------------
+# ---- check builders: the pydantic check models of jobenv.check_models (the judge evaluates exactly these) ----
 
-def c_file(file: str) -> dict[str, Any]:
-    return {"kind": "file_exists", "file": file}
-
-
-def c_columns(file: str, columns: list[str]) -> dict[str, Any]:
-    return {"kind": "columns", "file": file, "columns": list(columns)}
+def c_file(file: str) -> Check:
+    return FileExistsCheck(file=file)
 
 
-def c_cell(file: str, match: dict[str, Any], column: str, value: Any, tolerance: float = 0.0) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": "cell", "file": file, "match": dict(match), "column": column, "value": value}
-    if tolerance:
-        out["tolerance"] = tolerance
-    return out
+def c_columns(file: str, columns: list[str], sheet: str | None = None) -> Check:
+    return ColumnsCheck(file=file, columns=list(columns), sheet=sheet)
 
 
-def c_rows(file: str, count: int, where: dict[str, Any] | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": "row_count", "file": file, "count": int(count)}
-    if where:
-        out["where"] = dict(where)
-    return out
+def c_cell(file: str, match: dict[str, Any], column: str, value: Any, tolerance: float = 0.0,
+           sheet: str | None = None) -> Check:
+    return CellCheck(file=file, match=dict(match), column=column, value=value, tolerance=tolerance, sheet=sheet)
 
 
-def c_text(pattern: str, file: str = "*", absent: bool = False) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": "text", "pattern": pattern, "file": file}
-    if absent:
-        out["absent"] = True
-    return out
+def c_rows(file: str, count: int, where: dict[str, Any] | None = None, key: str | None = None,
+           sheet: str | None = None) -> Check:
+    return RowCountCheck(file=file, count=int(count), where=dict(where) if where else None, key=key, sheet=sheet)
 
 
-def c_regex(pattern: str, file: str = "*", absent: bool = False) -> dict[str, Any]:
-    out = c_text(pattern, file, absent)
-    out["regex"] = True
-    return out
+def c_text(pattern: str, file: str, absent: bool = False) -> Check:
+    return TextCheck(pattern=pattern, file=file, absent=absent)
 
 
-def c_number(value: float, file: str = "*", tolerance: float = 0.0) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": "number", "file": file, "value": float(value)}
-    if tolerance:
-        out["tolerance"] = tolerance
-    return out
+def c_regex(pattern: str, file: str, absent: bool = False) -> Check:
+    return TextCheck(pattern=pattern, file=file, absent=absent, regex=True)
 
 
-def c_not(check: dict[str, Any]) -> dict[str, Any]:
-    return {"kind": "not", "check": check}
+def c_number(value: float, file: str, tolerance: float = 0.0) -> Check:
+    return NumberCheck(file=file, value=float(value), tolerance=tolerance)
 
 
-def c_all(*checks: dict[str, Any]) -> dict[str, Any]:
-    return {"kind": "all_of", "checks": list(checks)}
+def c_field(file: str, label: str, **judgement: Any) -> Check:
+    """A labelled fact (``Label: value`` line or table row); ``judgement`` as in :class:`FieldCheck`
+    (``equals=``/``options=``, ``number=``/``tolerance=``, ``items=``, ``contains=``/``excludes=``, ``mentions=``)."""
+    return FieldCheck(file=file, label=label, **judgement)
 
 
-def rubric(text: str, weight: int, items: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    """One rubric in the official shape with its ``jobenv_checks`` (one per criterion)."""
+def c_ids(file: str, ids: list[str], present: str = "all", digits: bool = False) -> Check:
+    return IdsCheck(file=file, ids=list(ids), present=present, digits=digits)  # type: ignore[arg-type]
+
+
+def c_not(check: Check) -> Check:
+    return NotCheck(check=check)
+
+
+def c_all(*checks: Check) -> Check:
+    return AllOfCheck(checks=list(checks))
+
+
+def rubric(text: str, weight: int, items: list[tuple[str, Check]]) -> Rubric:
+    """One rubric with one check per criterion (written to RUBRICS.json by :meth:`Rubric.to_json`)."""
     if not 6 <= weight <= 10:
         raise ValueError(f"rubric weight {weight} outside 6..10")
     if not items:
         raise ValueError("a rubric needs at least one criterion")
-    return {
-        "rubric": text,
-        "weight": weight,
-        "criterion": [c for c, _ in items],
-        "jobenv_checks": [k for _, k in items],
-    }
+    return Rubric(text=text, weight=weight, criteria=[c for c, _ in items], checks=[k for _, k in items])
 
 
 def tol(decimals: int) -> float:

@@ -8,8 +8,8 @@ Quality gates (a task failing one is dropped and redrawn from the next attempt's
 - degenerate expected values (empty or tiny groups, ties at a threshold or a rounding boundary) —
   raised by the families as DegenerateTask;
 - criteria that pin a rounding the instructions do not state;
-- the ground-truth script fails, or its deliverables fail any check (own evaluator, then the real checks
-  judge of ``jobenv.judge`` when importable), or an empty output passes a rubric;
+- the ground-truth script fails, or its deliverables fail any check (the judge's own evaluator,
+  :func:`jobenv.judge.checks.evaluate_rubrics`, then the whole checks judge), or an empty output passes a rubric;
 - the task folder exceeds the size budget.
 After ``MAX_ATTEMPTS`` failed draws for one index, generation raises TaskFormatError (a generator bug).
 """
@@ -25,15 +25,18 @@ import random
 import re
 import shutil
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from pydantic import BaseModel
 
+from ..check_models import CellCheck, FieldCheck, NumberCheck, check_leaves
 from ..errors import JobenvError, TaskFormatError
+from ..judge.checks import evaluate_rubrics
+from ..tasks import Rubric
 from .common import GENERATOR_VERSION, DegenerateTask, Draft
-from . import selfcheck
 
 __all__ = [
     "GENERATOR_VERSION",
@@ -128,24 +131,23 @@ def _decimals(x: float) -> int:
     return len(s.split(".")[1]) if "." in s else 0
 
 
-def _numeric_checks(check: dict[str, Any]) -> Iterable[float]:
-    if check["kind"] in ("number",):
-        yield float(check["value"])
-    elif check["kind"] == "cell" and isinstance(check["value"], (int, float)):
-        yield float(check["value"])
-    for sub in check.get("checks", []):
-        yield from _numeric_checks(sub)
-    if "check" in check:
-        yield from _numeric_checks(check["check"])
+def _numeric_checks(check: Any) -> Iterable[float]:
+    for leaf in check_leaves(check):
+        if isinstance(leaf, NumberCheck):
+            yield float(leaf.value)
+        elif isinstance(leaf, CellCheck) and isinstance(leaf.value, (int, float)):
+            yield float(leaf.value)
+        elif isinstance(leaf, FieldCheck):
+            yield from ([leaf.number] if leaf.number is not None else []) + list(leaf.numbers or [])
 
 
-def check_rounding_stated(instructions: str, rubrics: list[dict[str, Any]]) -> list[str]:
+def check_rounding_stated(instructions: str, rubrics: list[Rubric]) -> list[str]:
     """Problems where a criterion pins more decimal places than any rounding rule the instructions state."""
     stated = [int(m) for m in _DECIMALS_RE.findall(instructions)]
     most = max(stated) if stated else 0
     problems = []
     for i, r in enumerate(rubrics):
-        for c in r["jobenv_checks"]:
+        for c in r.checks or []:
             for v in _numeric_checks(c):
                 if _decimals(v) > most:
                     problems.append(f"rubric {i} pins {v} ({_decimals(v)} decimals) but the instructions state "
@@ -222,7 +224,7 @@ def write_task(draft: Draft, task_dir: Path, *, seed: int, index: int, attempt: 
     size = _dir_bytes(folder)
     if size > MAX_TASK_BYTES:
         raise QualityGateError(f"size: task folder is {size} bytes (budget {MAX_TASK_BYTES})")
-    (task_dir / "RUBRICS.json").write_text(_json({"rubrics": draft.rubrics}), encoding="utf-8")
+    (task_dir / "RUBRICS.json").write_text(_json({"rubrics": [r.to_json() for r in draft.rubrics]}), encoding="utf-8")
     (task_dir / "task_card.md").write_text(draft.card, encoding="utf-8")
     gt = task_dir / "ground_truth"
     gt.mkdir()
@@ -233,15 +235,16 @@ def write_task(draft: Draft, task_dir: Path, *, seed: int, index: int, attempt: 
         run_solver(script, folder, outputs)
     except Exception as exc:  # a failing ground truth is a gate failure, reported with its cause
         raise QualityGateError(f"ground truth: solve.py failed: {type(exc).__name__}: {exc}") from exc
-    results = selfcheck.evaluate_rubrics(draft.rubrics, outputs)
-    for r, res in zip(draft.rubrics, results):
-        if not all(res):
-            bad = [c for c, ok in zip(r["criterion"], res) if not ok]
-            raise QualityGateError(f"ground truth fails its own check: {r['rubric']!r}: {bad[0]!r}")
+    # The judge's own evaluator (jobenv.judge.checks), the one implementation of the check rules.
+    for r, res in zip(draft.rubrics, evaluate_rubrics(draft.rubrics, outputs), strict=True):
+        bad = [(c, v[1] if v else "needs the LLM judge") for c, v in zip(r.criteria, res, strict=True)
+               if v is None or not v[0]]
+        if bad:
+            raise QualityGateError(f"ground truth fails its own check: {r.text!r}: {bad[0][0]!r} ({bad[0][1]})")
     empty = Path(tempfile.mkdtemp(prefix="jobenv-empty-"))
     try:
-        passed = [r["rubric"] for r, res in zip(draft.rubrics, selfcheck.evaluate_rubrics(draft.rubrics, empty))
-                  if all(res)]
+        passed = [r.text for r, res in zip(draft.rubrics, evaluate_rubrics(draft.rubrics, empty), strict=True)
+                  if all(v is not None and v[0] for v in res)]
     finally:
         shutil.rmtree(empty, ignore_errors=True)
     if passed:
@@ -262,10 +265,7 @@ def write_task(draft: Draft, task_dir: Path, *, seed: int, index: int, attempt: 
 
 def _judge_gate(task_dir: Path, outputs: Path, occupation: str) -> None:
     """Grade the ground truth with the real deterministic grader (jobenv.judge's checks judge): it must score 1.0."""
-    try:
-        from ..judge import make_judge
-    except ImportError:  # grader not installed in this checkout: the self-check above already ran
-        return
+    from ..judge import make_judge
     from ..tasks import load_task_dir
 
     task = load_task_dir(task_dir, "synthetic", occupation)

@@ -61,47 +61,59 @@ def test_parse_numbers_formats() -> None:
     assert parse_numbers("growth 12.5% and \u22127 and -0.5") == [12.5, -7.0, -0.5]
     assert parse_numbers("Q3 FY2024 x2") == []
     assert parse_numbers("\u20ac 99") == [99.0]
+    assert parse_numbers("1.2 million and 41.25k and USD 7") == [1.2e6, 41250.0, 7.0]
+    assert parse_numbers("on 2026-07-01 and 7/1/2026") == []
 
 
 @pytest.mark.parametrize(
     "check, expected",
     [
-        ({"kind": "file_exists", "file": "summary.xlsx"}, True),  # case-insensitive, base name
+        ({"kind": "file_exists", "file": "summary.xlsx"}, True),  # case-insensitive
+        ({"kind": "file_exists", "file": "output/Summary.xlsx"}, True),  # output/ in front is ignored
+        ({"kind": "file_exists", "file": "regions.csv"}, False),  # graded at the named path, not anywhere
         ({"kind": "file_exists", "file": "tables/*.csv"}, True),
         ({"kind": "file_exists", "file": "*.pptx"}, False),
-        ({"kind": "text", "pattern": "approved by the committee"}, True),
-        ({"kind": "text", "pattern": "approved by the committee", "case_sensitive": True}, False),
+        ({"kind": "file_exists", "file": "report.docx", "alternatives": ["memo.docx"]}, True),
+        ({"kind": "file_exists", "file": "*"}, False),  # three files: several candidates for one deliverable
+        ({"kind": "text", "file": "memo.docx", "pattern": "approved by the committee"}, True),
+        ({"kind": "text", "file": "memo.docx", "pattern": "approved by the committee", "case_sensitive": True}, False),
         ({"kind": "text", "pattern": r"loss was \(1,234\.50\)", "regex": True, "file": "*.docx"}, True),
-        ({"kind": "text", "pattern": "rejected", "absent": True}, True),
-        ({"kind": "text", "pattern": "Approved", "absent": True}, False),
+        ({"kind": "text", "file": "memo.docx", "pattern": "rejected", "absent": True}, True),
+        ({"kind": "text", "file": "memo.docx", "pattern": "Approved", "absent": True}, False),
         ({"kind": "text", "pattern": "Approved", "file": "*.csv"}, False),
         ({"kind": "number", "value": -1234.5, "file": "memo.docx"}, True),
-        ({"kind": "number", "value": 12.5}, True),
-        ({"kind": "number", "value": 41250}, True),
-        ({"kind": "number", "value": 41300, "tolerance": 49}, False),
-        ({"kind": "number", "value": 41300, "rel_tolerance": 0.002}, True),
+        ({"kind": "number", "value": 12.5, "file": "memo.docx"}, True),
+        ({"kind": "number", "value": 41250, "file": "memo.docx"}, True),
+        ({"kind": "number", "value": 41300, "tolerance": 49, "file": "memo.docx"}, False),
+        ({"kind": "number", "value": 41300, "rel_tolerance": 0.002, "file": "memo.docx"}, True),
+        ({"kind": "number", "value": 1234.5, "sign": "either", "file": "memo.docx"}, True),
         ({"kind": "number", "value": 2000, "file": "*.xlsx", "tolerance": 0.01}, True),
-        ({"kind": "number", "value": 7777}, False),
-        ({"kind": "columns", "file": "*.csv", "columns": ["revenue", "REGION"]}, True),
-        ({"kind": "columns", "file": "*.csv", "columns": ["Profit"]}, False),
+        ({"kind": "number", "value": 7777, "file": "memo.docx"}, False),
+        ({"kind": "columns", "file": "tables/*.csv", "columns": ["revenue", "REGION"]}, True),
+        ({"kind": "columns", "file": "tables/*.csv", "columns": ["Profit"]}, False),
         ({"kind": "columns", "file": "summary.xlsx", "sheet": "summary", "columns": ["Quarter", "Total"]}, True),
         ({"kind": "columns", "file": "summary.xlsx", "sheet": "Raw", "columns": ["Quarter"]}, False),
-        ({"kind": "cell", "file": "*.csv", "match": {"Region": "north"}, "column": "Revenue", "value": 41250}, True),
-        ({"kind": "cell", "file": "*.csv", "match": {"Region": "South"}, "column": "Status", "value": "closed"}, True),
-        ({"kind": "cell", "file": "*.csv", "match": {"Region": "South"}, "column": "Status", "value": "open"}, False),
-        ({"kind": "cell", "file": "*.csv", "match": {"Region": "West"}, "column": "Status", "value": "open"}, False),
+        ({"kind": "cell", "file": "tables/*.csv", "match": {"Region": "north"}, "column": "Revenue", "value": 41250}, True),
+        ({"kind": "cell", "file": "tables/*.csv", "match": {"Region": "South"}, "column": "Status", "value": "closed"}, True),
+        ({"kind": "cell", "file": "tables/*.csv", "match": {"Region": "South"}, "column": "Status", "value": "open"}, False),
+        ({"kind": "cell", "file": "tables/*.csv", "match": {"Region": "West"}, "column": "Status", "value": "open"}, False),
         ({"kind": "cell", "file": "*.xlsx", "match": {"Quarter": "Q2"}, "column": "Total", "value": 2000, "tolerance": 0.01}, True),
         ({"kind": "cell", "file": "*.xlsx", "match": {"Quarter": "Q2"}, "column": "Total", "value": 2000}, False),
-        ({"kind": "row_count", "file": "*.csv", "count": 3}, True),
-        ({"kind": "row_count", "file": "*.csv", "count": 2, "where": {"status": "OPEN"}}, True),
+        ({"kind": "row_count", "file": "tables/*.csv", "count": 3}, True),
+        ({"kind": "row_count", "file": "tables/*.csv", "count": 2, "where": {"status": "OPEN"}}, True),
         ({"kind": "row_count", "file": "*.xlsx", "sheet": "Summary", "count": 2, "where": {"Quarter": "Q1"}}, False),
         ({"kind": "row_count", "file": "*.xlsx", "sheet": "Summary", "count": 1, "where": {"Quarter": "Q1"}}, True),
-        ({"kind": "all_of", "checks": [{"kind": "number", "value": 12.5}, {"kind": "file_exists", "file": "memo.docx"}]}, True),
-        ({"kind": "all_of", "checks": [{"kind": "number", "value": 12.5}, {"kind": "file_exists", "file": "x"}]}, False),
-        ({"kind": "any_of", "checks": [{"kind": "number", "value": 1}, {"kind": "file_exists", "file": "x"}]}, False),
-        ({"kind": "any_of", "checks": [{"kind": "number", "value": -3}, {"kind": "file_exists", "file": "x"}]}, True),
-        ({"kind": "not", "check": {"kind": "text", "pattern": "guarantee"}}, True),
+        ({"kind": "all_of", "checks": [{"kind": "number", "value": 12.5, "file": "memo.docx"},
+                                       {"kind": "file_exists", "file": "memo.docx"}]}, True),
+        ({"kind": "all_of", "checks": [{"kind": "number", "value": 12.5, "file": "memo.docx"},
+                                       {"kind": "file_exists", "file": "x"}]}, False),
+        ({"kind": "any_of", "checks": [{"kind": "number", "value": 1, "file": "memo.docx"},
+                                       {"kind": "file_exists", "file": "x"}]}, False),
+        ({"kind": "any_of", "checks": [{"kind": "number", "value": -3, "file": "tables/regions.csv"},
+                                       {"kind": "file_exists", "file": "x"}]}, True),
+        ({"kind": "not", "check": {"kind": "text", "file": "memo.docx", "pattern": "guarantee"}}, True),
         ({"kind": "not", "check": {"kind": "file_exists", "file": "*.docx"}}, False),
+        ({"kind": "llm", "reason": "judgement"}, False),
     ],
 )
 def test_check_kinds(check: dict[str, Any], expected: bool, deliverables: Path) -> None:
@@ -114,18 +126,21 @@ def test_csv_cells_are_separate_numbers(tmp_path: Path) -> None:
     out = tmp_path / "o"
     out.mkdir()
     (out / "t.csv").write_text('a,b\n100,200\n"1,500",x\n')
-    assert run({"kind": "number", "value": 200}, out)[0] is True
-    assert run({"kind": "number", "value": 1500}, out)[0] is True
-    assert run({"kind": "number", "value": 100200}, out)[0] is False
+    assert run({"kind": "number", "value": 200, "file": "t.csv"}, out)[0] is True
+    assert run({"kind": "number", "value": 1500, "file": "t.csv"}, out)[0] is True
+    assert run({"kind": "number", "value": 100200, "file": "t.csv"}, out)[0] is False
     (out / "t.md").write_text("paid 41,250 in full")
     assert run({"kind": "number", "value": 250, "file": "*.md"}, out)[0] is False
 
 
 def test_evidence_says_where(deliverables: Path) -> None:
-    ok, ev = run({"kind": "number", "value": -1234.5}, deliverables)
+    ok, ev = run({"kind": "number", "value": -1234.5, "file": "memo.docx"}, deliverables)
     assert ok and "memo.docx" in ev
-    ok, ev = run({"kind": "cell", "file": "*.csv", "match": {"Region": "South"}, "column": "Status", "value": "open"}, deliverables)
+    ok, ev = run({"kind": "cell", "file": "tables/*.csv", "match": {"Region": "South"}, "column": "Status",
+                  "value": "open"}, deliverables)
     assert not ok and "tables/regions.csv" in ev and "'Closed'" in ev
+    ok, ev = run({"kind": "file_exists", "file": "*"}, deliverables)
+    assert not ok and "copies cannot hedge" in ev
 
 
 def test_odd_deliverables_never_raise(tmp_path: Path) -> None:
@@ -134,10 +149,12 @@ def test_odd_deliverables_never_raise(tmp_path: Path) -> None:
     (out / "bad.xlsx").write_bytes(b"not a workbook")
     (out / "bad.csv").write_bytes(b"\xff\xfe\x00\x00\"unterminated")
     for check in (
-        {"kind": "columns", "file": "*", "columns": ["a"]},
-        {"kind": "cell", "file": "*", "match": {"a": 1}, "column": "b", "value": 2},
+        {"kind": "columns", "file": "bad.xlsx", "columns": ["a"]},
+        {"kind": "cell", "file": "bad.csv", "match": {"a": 1}, "column": "b", "value": 2},
         {"kind": "row_count", "file": "bad.xlsx", "count": 0},
-        {"kind": "number", "value": 1},
+        {"kind": "number", "file": "bad.xlsx", "value": 1},
+        {"kind": "field", "file": "bad.xlsx", "label": "Total", "number": 1},
+        {"kind": "ids", "file": "bad.csv", "ids": ["A-1"]},
     ):
         passed, ev = run(check, out)
         assert passed is False and ev
@@ -149,7 +166,7 @@ CHECKED = [
                        {"kind": "columns", "file": "*.xlsx", "columns": ["Margin"]}]},
     {"rubric": "Memo", "weight": 6, "criterion": ["Mentions approval", "No guarantee"],
      "jobenv_checks": [{"kind": "text", "pattern": "approved", "file": "memo.docx"},
-                       {"kind": "text", "pattern": "guarantee", "absent": True}]},
+                       {"kind": "text", "pattern": "guarantee", "file": "memo.docx", "absent": True}]},
     {"rubric": "Deck", "weight": 4, "criterion": ["Delivers a deck"], "jobenv_checks": [{"kind": "file_exists", "file": "*.pptx"}]},
 ]
 
@@ -160,7 +177,8 @@ def test_checks_judge_scores(tmp_path: Path, deliverables: Path) -> None:
     assert rep.status == "ok" and rep.judge_kind == "checks" and rep.judge_model is None
     assert (rep.total_score, rep.max_score, rep.normalized_score) == (16.0, 20.0, 0.8)
     assert [r.passed for r in rep.rubrics] == [True, True, False]
-    assert rep.rubrics[2].criteria_results[0].evidence == "no file matches '*.pptx'"
+    assert rep.rubrics[2].criteria_results[0].evidence == "no deliverable named '*.pptx'"
+    assert all(c.grader == "checks" for r in rep.rubrics for c in r.criteria_results)
     assert rep.usage.calls == 0
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -178,11 +196,15 @@ def test_rejected_manifest_from_export_is_an_error(tmp_path: Path, deliverables:
     assert rep.status == "error" and rep.rejected_files == ["sneaky-link"]
 
 
-def test_checks_judge_without_checks_is_an_error(tmp_path: Path, deliverables: Path) -> None:
-    task = make_task(tmp_path, [{"rubric": "Free text", "weight": 3, "criterion": ["Good prose"]}])
-    rep = make_judge("checks").grade_sync(task, deliverables)
-    assert rep.status == "error" and "jobenv_checks" in rep.error and rep.normalized_score == 0.0
-    assert rep.max_score == 3.0
+def test_checks_judge_on_llm_criteria_is_a_clear_error(tmp_path: Path, deliverables: Path) -> None:
+    for rubrics in ([{"rubric": "Free text", "weight": 3, "criterion": ["Good prose"]}],
+                    [CHECKED[0], {"rubric": "Judgement", "weight": 3, "criterion": ["Justified"],
+                                  "jobenv_checks": [{"kind": "llm", "reason": "a justification"}]}]):
+        task = make_task(tmp_path, rubrics)
+        assert not task.has_checks
+        rep = make_judge("checks").grade_sync(task, deliverables)
+        assert rep.status == "error" and "need the LLM" in rep.error and rep.normalized_score == 0.0
+        assert "judge='auto'" in rep.error
 
 
 def test_auto_selection(tmp_path: Path, deliverables: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -209,6 +231,57 @@ def test_auto_selection(tmp_path: Path, deliverables: Path, monkeypatch: pytest.
     assert r_checked.judge_kind == "checks"
 
 
+HYBRID = [
+    {"rubric": "Totals and judgement", "weight": 10, "criterion": ["Q1 total 1000", "The recommendation is justified"],
+     "jobenv_checks": [{"kind": "cell", "file": "*.xlsx", "match": {"Quarter": "Q1"}, "column": "Total", "value": 1000},
+                       {"kind": "llm", "reason": "a justification"}]},
+    {"rubric": "Deck", "weight": 4, "criterion": ["Delivers a deck"], "jobenv_checks": [{"kind": "file_exists", "file": "*.pptx"}]},
+    {"rubric": "Prose", "weight": 6, "criterion": ["Reads well", "Names an owner"]},
+]
+
+
+def test_hybrid_auto_grades_only_llm_criteria_with_the_llm(tmp_path: Path, deliverables: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checks decide what they can; one LLM call per rubric holding LLM criteria, asked only about those."""
+    task = make_task(tmp_path, HYBRID)
+    asked: list[int] = []
+
+    def reply(req: dict[str, Any]) -> str:
+        n = n_criteria(req)
+        asked.append(n)
+        return json.dumps(verdict(n))
+
+    with OpenAIServer(reply) as srv:
+        monkeypatch.setenv("JOBENV_JUDGE_BASE_URL", srv.base_url)
+        monkeypatch.setenv("JOBENV_JUDGE_API_KEY", "k")
+        monkeypatch.setenv("JOBENV_JUDGE_MODEL", "m")
+        rep = make_judge("auto", cache_dir=False).grade_sync(task, deliverables)
+        assert len(srv.requests) == 2  # rubric 0 (one LLM criterion) and rubric 2 (two); rubric 1 none
+    assert sorted(asked) == [1, 2]
+    assert rep.status == "ok" and rep.judge_kind == "auto" and rep.judge_model == "m"
+    graders = [[c.grader for c in r.criteria_results] for r in rep.rubrics]
+    assert graders == [["checks", "llm"], ["checks"], ["llm", "llm"]]
+    assert [r.passed for r in rep.rubrics] == [True, False, True]  # no deck: the checks decide rubric 1
+    assert rep.normalized_score == 0.8
+    # a failing check is not rescued by the LLM: the rubric fails whoever passed the rest
+    (deliverables / "Summary.xlsx").unlink()
+    with OpenAIServer(lambda req: json.dumps(verdict(n_criteria(req)))) as srv:
+        monkeypatch.setenv("JOBENV_JUDGE_BASE_URL", srv.base_url)
+        rep2 = make_judge("auto", cache_dir=False).grade_sync(task, deliverables)
+    assert rep2.rubrics[0].passed is False and rep2.rubrics[0].criteria_results[1].passed is True
+
+
+def test_hybrid_llm_failure_is_an_error_not_a_partial_score(tmp_path: Path, deliverables: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    task = make_task(tmp_path, HYBRID)
+    with OpenAIServer(lambda req: "no json here") as srv:
+        monkeypatch.setenv("JOBENV_JUDGE_BASE_URL", srv.base_url)
+        monkeypatch.setenv("JOBENV_JUDGE_API_KEY", "k")
+        monkeypatch.setenv("JOBENV_JUDGE_MODEL", "m")
+        rep = make_judge("auto", cache_dir=False, attempts=1).grade_sync(task, deliverables)
+    assert rep.status == "error" and rep.normalized_score == 0.0
+
+
 def test_unknown_kind_and_option() -> None:
     from jobenv.errors import JudgeConfigError
 
@@ -219,15 +292,18 @@ def test_unknown_kind_and_option() -> None:
 
 
 def test_number_spraying_earns_nothing(deliverables: Path) -> None:
-    check = {"kind": "number", "value": 41250, "tolerance": 0.5}
+    check = {"kind": "number", "value": 41250, "tolerance": 0.5, "file": "numbers.txt"}
+    (deliverables / "numbers.txt").write_text("total 41,250\n", encoding="utf-8")
     ok, _ = run(check, deliverables)
-    assert ok  # the real figure in the real deliverables
+    assert ok
     # a file listing every number near the target, one step apart, must not be credited
     (deliverables / "numbers.txt").write_text("\n".join(str(41000 + i) for i in range(500)), encoding="utf-8")
     ok, evidence = run(check, deliverables)
     assert not ok and "number spraying" in evidence
-    ok, _ = run({"kind": "number", "value": 9.0, "tolerance": 0.005}, deliverables)
-    assert not ok
     (deliverables / "numbers.txt").write_text(" ".join(f"{8.5 + i / 100:.2f}" for i in range(101)), encoding="utf-8")
-    ok, evidence = run({"kind": "number", "value": 9.0, "tolerance": 0.005}, deliverables)
+    ok, evidence = run({"kind": "number", "value": 9.0, "tolerance": 0.005, "file": "numbers.txt"}, deliverables)
     assert not ok and "number spraying" in evidence
+    # three candidate totals: the right one among them is not credited
+    (deliverables / "numbers.txt").write_text("The total is 41,250 (or 41,300 if the late invoice counts).\n")
+    ok, evidence = run(check, deliverables)
+    assert not ok and "competing" in evidence

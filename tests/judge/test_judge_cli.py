@@ -17,9 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 RUBRICS = {"rubrics": [
     {"rubric": "States the total", "weight": 10, "criterion": ["Total is 41,250"],
-     "jobenv_checks": [{"kind": "number", "value": 41250}]},
+     "jobenv_checks": [{"kind": "number", "file": "memo.md", "value": 41250}]},
     {"rubric": "Signs off", "weight": 5, "criterion": ["Signed by Ana"],
-     "jobenv_checks": [{"kind": "text", "pattern": "signed: ana"}]},
+     "jobenv_checks": [{"kind": "text", "file": "memo.md", "pattern": "signed: ana"}]},
 ]}
 
 

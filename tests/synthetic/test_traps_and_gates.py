@@ -58,7 +58,7 @@ def test_trap_is_planted_declared_and_graded(fam, sc, trap, tmp_path):
     folder = task_dir / "task_folder"
     data = [f for f in d.files if f.role == "data"]
     # a rubric worth the top weight is about the trap
-    assert any(r["weight"] == 10 for r in d.rubrics)
+    assert any(r.weight == 10 for r in d.rubrics)
     if trap == "duplicates":
         dup, count = set(), 0
         # duplicates live inside one table (sources and period sheets legitimately share ids)
@@ -129,11 +129,22 @@ def test_write_task_rejects_unstated_rounding_and_false_ground_truth(tmp_path):
         write_task(wrong, tmp_path / "b" / "task1", seed=0, index=0, attempt=0)
 
 
-def test_write_task_rejects_rubric_that_an_empty_output_passes(tmp_path):
+def test_prohibition_only_rubric_pays_only_on_a_deliverable_with_substance(tmp_path):
+    """The judge's evaluator (used by the generator's gate) never credits a prohibition on a missing, empty or
+    placeholder deliverable; the ground truth, which has substance, earns it."""
+    from jobenv.judge.checks import evaluate_rubrics
     from jobenv.synthetic.common import c_regex
 
     d = _draft(kpi, kpi.SCENARIOS[2], None)
     loose = copy.copy(d)
-    loose.rubrics = d.rubrics + [rubric("prohibition only", 6, [("never mentions X", c_regex("zzz-never", "*", absent=True))])]
-    with pytest.raises(QualityGateError, match="empty output passes"):
-        write_task(loose, tmp_path / "c" / "task1", seed=0, index=0, attempt=0)
+    loose.rubrics = d.rubrics + [rubric("prohibition only", 6, [("never mentions X", c_regex("zzz-never", "memo.md", absent=True))])]
+    task_dir = tmp_path / "c" / "task1"
+    write_task(loose, task_dir, seed=0, index=0, attempt=0)  # the ground truth passes every rubric
+    placeholder = tmp_path / "placeholder"
+    placeholder.mkdir()
+    (placeholder / "memo.md").write_text("Memo\n\nTBD\n")
+    (placeholder / "summary.csv").write_text("x\n")
+    for out in (tmp_path / "missing", placeholder):
+        out.mkdir(exist_ok=True)
+        verdicts = evaluate_rubrics(loose.rubrics, out)
+        assert verdicts[-1][0] is not None and verdicts[-1][0][0] is False, verdicts[-1]

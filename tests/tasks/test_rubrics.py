@@ -64,8 +64,8 @@ def test_checks_extension_parses_and_round_trips():
     doc = one(
         criterion=["total", "no apology"],
         jobenv_checks=[
-            {"kind": "number", "value": 1250, "tolerance": 0.5},
-            {"kind": "text", "pattern": "sorry", "absent": True},
+            {"kind": "number", "file": "memo.md", "value": 1250, "tolerance": 0.5},
+            {"kind": "text", "file": "memo.md", "pattern": "sorry", "absent": True},
         ],
     )
     rubric = parse_rubrics(doc)[0]
@@ -73,10 +73,12 @@ def test_checks_extension_parses_and_round_trips():
     assert isinstance(rubric.checks[1], TextCheck) and rubric.checks[1].absent
     again = parse_rubrics({"rubrics": [rubric.to_json()]})[0]
     assert again == rubric
+    # written compactly: defaults left out, the kind always kept
+    assert rubric.to_json()["jobenv_checks"][1] == {"kind": "text", "file": "memo.md", "pattern": "sorry", "absent": True}
 
 
 def test_nested_checks():
-    check = {"kind": "all_of", "checks": [{"kind": "file_exists", "file": "*.xlsx"}, {"kind": "not", "check": {"kind": "text", "pattern": "TODO"}}]}
+    check = {"kind": "all_of", "checks": [{"kind": "file_exists", "file": "*.xlsx"}, {"kind": "not", "check": {"kind": "text", "file": "memo.md", "pattern": "TODO"}}]}
     rubric = parse_rubrics(one(jobenv_checks=[check]))[0]
     assert rubric.checks[0].checks[1].check.pattern == "TODO"
 
@@ -85,10 +87,13 @@ def test_nested_checks():
     "checks, fragment",
     [
         ([], "one check per criterion (1)"),
-        ([{"kind": "number", "value": 1}, {"kind": "number", "value": 2}], "one check per criterion"),
+        ([{"kind": "number", "file": "m", "value": 1}, {"kind": "number", "file": "m", "value": 2}], "one check per criterion"),
         ([{"kind": "telepathy"}], "jobenv_checks[0]"),
-        ([{"kind": "number"}], "jobenv_checks[0].number.value"),
-        ([{"kind": "number", "value": 1, "tolerance": -1}], "jobenv_checks[0].number.tolerance"),
+        ([{"kind": "number", "file": "m"}], "jobenv_checks[0].number.value"),
+        ([{"kind": "number", "value": 1}], "jobenv_checks[0].number.file"),
+        ([{"kind": "number", "file": "m", "value": 1, "tolerance": -1}], "jobenv_checks[0].number.tolerance"),
+        ([{"kind": "field", "file": "m", "label": "Total"}], "exactly one of equals"),
+        ([{"kind": "field", "file": "m", "label": "Total", "number": 1, "equals": "1"}], "exactly one of equals"),
         ([{"kind": "file_exists", "file": "a", "extra": 1}], "jobenv_checks[0].file_exists.extra"),
     ],
 )

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..common import RefFile, c_regex, int_pattern, label_regex, line_value_regex, rubric
+from ..common import RefFile, c_field, rubric
 from .. import writers
 
 __all__ = [
@@ -256,14 +256,25 @@ def shuffle_records(rng: random.Random, data: Any, scoped: Any, id_col: str, tra
                         "detail": f"{n} records appear twice in the extract"}
 
 
-def premise_rubric(premise_ok: str, trap_kind: str | None, doc: str, *, noun: str = "memo",
-                   line: Any = line_value_regex) -> dict:
-    """The rubric on the requester's premise (weight 10 when the premise is the task's trap)."""
+def premise_rubric(premise_ok: str, trap_kind: str | None, doc: str, *, noun: str = "memo") -> Any:
+    """The rubric on the requester's premise (weight 10 when the premise is the task's trap): a yes/no field,
+    where an answer naming both fails."""
     return rubric(f"The {noun} confirms or corrects the requester's premise", 10 if trap_kind == "false_premise" else 6,
-                  [(f"{noun} answers the premise with '{premise_ok}'", c_regex(line("Premise confirmed", premise_ok), doc))])
+                  [(f"{noun} answers the premise with '{premise_ok}'",
+                    c_field(doc, "Premise confirmed", equals=premise_ok, options=["yes", "no"]))])
 
 
-def duplicates_item(dup_count: int, doc: str, *, noun: str = "memo", sep: str = r"[\s:*_|\-=]*") -> tuple[str, Any]:
+def duplicates_item(dup_count: int, doc: str, *, noun: str = "memo") -> tuple[str, Any]:
     """The criterion that the deliverable states how many duplicate rows it dropped."""
-    return (f"{noun} states Duplicates removed: {dup_count}",
-            c_regex(label_regex("Duplicates removed") + sep + int_pattern(dup_count), doc))
+    return (f"{noun} states Duplicates removed: {dup_count}", c_field(doc, "Duplicates removed", number=dup_count))
+
+
+def choice(doc: str, label: str, answer: str, options: Sequence[str]) -> Any:
+    """A field whose value must name ``answer`` and no other of ``options`` (group names, decisions, files)."""
+    return c_field(doc, label, equals=answer, options=sorted({*map(str, options), answer}))
+
+
+def listed(doc: str, label: str, options: Sequence[str], *, contains: Sequence[str] = (),
+           excludes: Sequence[str] = ()) -> Any:
+    """A list field (``A; B`` or ``none``) read by naming ``options``: it holds ``contains`` and none of ``excludes``."""
+    return c_field(doc, label, options=sorted(map(str, options)), contains=list(contains), excludes=list(excludes))

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..common import (
-    DegenerateTask, Draft, RefFile, c_cell, c_columns, c_file, c_not, c_regex, c_rows, int_pattern, label_regex,
+    c_field,
+    DegenerateTask, Draft, RefFile, c_cell, c_columns, c_file, c_rows, label_regex,
     near_rounding_boundary, rnd, rubric, tol,
 )
 from .. import writers
@@ -286,17 +287,12 @@ def build(rng: random.Random, sc: CompareScenario, trap_kind: str | None, raw) -
     S = "Comparison"
 
     def cell(e, col, val, t):
-        out = c_cell(X, {ent: e}, col, val, t)
-        out["sheet"] = S
-        return out
+        return c_cell(X, {ent: e}, col, val, t, sheet=S)
 
     def rows_check(count, where=None):
-        out = c_rows(X, count, where)
-        out["sheet"] = S
-        return out
+        return c_rows(X, count, where, key=ent, sheet=S)
 
-    cols = c_columns(X, [ent, bcol, ccol, "change", "change_pct", "flag"])
-    cols["sheet"] = S
+    cols = c_columns(X, [ent, bcol, ccol, "change", "change_pct", "flag"], sheet=S)
     R = [
         rubric("Delivers the comparison workbook with the required layout", 6, [
             ("comparison.xlsx exists in the output folder", c_file(X)),
@@ -317,30 +313,29 @@ def build(rng: random.Random, sc: CompareScenario, trap_kind: str | None, raw) -
     R.append(rubric(f"Flags exactly the {sc.entity_noun}s above the {thr_txt}% threshold", 10, flag_items))
     summ = []
     for measure, val in (("entities_compared", len(ents)), ("entities_flagged", len(flagged))):
-        c = c_cell(X, {"measure": measure}, "value", val)
-        c["sheet"] = "Summary"
+        c = c_cell(X, {"measure": measure}, "value", val, sheet="Summary")
         summ.append((f"Summary sheet: {measure} is {val}", c))
     R.append(rubric("The Summary sheet states the counts", 6, summ))
     R.append(rubric(f"The briefing names the {sc.entity_noun} with the largest increase", 8, [
         ("briefing.docx exists in the output folder", c_file(D)),
-        (f"briefing names {top} as the largest increase", c_regex(_line("Largest increase", top), D)),
+        (f"briefing names {top} as the largest increase", base.choice(D, "Largest increase", top, ents)),
     ]))
     dec = sc.decision_yes if flagged else sc.decision_no
-    items = [(f"briefing's decision is {dec}", c_regex(_line("Decision", dec), D))]
+    items = [(f"briefing's decision is {dec}", base.choice(D, "Decision", dec, [sc.decision_yes, sc.decision_no]))]
     if flagged:
         items.append((f"briefing lists {flagged[0]} as flagged",
-                      c_regex(rf"(?m){label_regex('Flagged')}[^\n]*?(?<![\w]){_md(flagged[0])}(?![\w])", D)))
+                      base.listed(D, "Flagged", ents, contains=[flagged[0]])))
     else:
-        items.append(("briefing says nothing is flagged", c_regex(_line("Flagged", "none"), D)))
+        items.append(("briefing says nothing is flagged", c_field(D, "Flagged", options=[str(e) for e in ents], items=[])))
     items.append((f"briefing does not list {notf[0]} as flagged",
-                  c_not(c_regex(rf"(?m){label_regex('Flagged')}[^\n]*?(?<![\w]){_md(notf[0])}(?![\w])", D))))
+                  base.listed(D, "Flagged", ents, excludes=[notf[0]])))
     R.append(rubric("The briefing reaches the right decision", 10, items))
     premise_ok = "yes" if premise_entity == top else "no"
-    R.append(base.premise_rubric(premise_ok, trap_kind, D, noun="briefing", line=_line))
-    src = [(f"briefing names {cite} as the source file", c_regex(_line("Source file", cite), D)),
-           base.duplicates_item(dup_count, D, noun="briefing", sep=_DOCX_SEP),
+    R.append(base.premise_rubric(premise_ok, trap_kind, D, noun="briefing"))
+    src = [(f"briefing names {cite} as the source file", base.choice(D, "Source file", cite, [f.name for f in files])),
+           base.duplicates_item(dup_count, D, noun="briefing"),
            (f"briefing states Entities compared: {len(ents)}",
-            c_regex(label_regex("Entities compared") + _DOCX_SEP + int_pattern(len(ents)), D))]
+            c_field(D, "Entities compared", number=len(ents)))]
     R.append(rubric("Works from the current extract and counts duplicates once",
                     10 if trap_kind in ("stale_file", "duplicates") else 6, src))
     if scaled_period is not None:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..common import (
-    DegenerateTask, Draft, c_cell, c_columns, c_file, c_not, c_number, c_regex, c_rows, id_regex,
-    int_pattern, line_value_regex, label_regex, money, near_rounding_boundary, rnd, rubric, tol,
+    DegenerateTask, Draft, c_cell, c_columns, c_field, c_file, c_not, c_number, c_regex, c_rows, id_regex, money,
+    near_rounding_boundary, rnd, rubric, tol,
 )
 from . import base
 
@@ -362,31 +362,33 @@ def build(rng: random.Random, sc: KpiScenario, trap_kind: str | None, raw) -> Dr
     M = "memo.md"
     R.append(rubric("The memo states the in-scope record count and total", 8, [
         (f"memo states Records analysed: {len(scoped)}",
-         c_regex(label_regex("Records analysed") + r"[\s:*_|\-=]*" + int_pattern(len(scoped)), M)),
-        (f"memo states the total {v} of {money(rnd(total, 2))} {sc.unit}", c_number(rnd(total, 2), M, t2)),
+         c_field(M, "Records analysed", number=len(scoped))),
+        (f"memo states the total {v} of {money(rnd(total, 2))} {sc.unit}",
+         c_field(M, f"Total {v}", number=rnd(total, 2), tolerance=t2)),
     ]))
+    all_groups = sorted(str(n) for n in means.index)
     R.append(rubric(f"The memo identifies the {sc.group_noun} with the highest average", 8, [
-        (f"memo names {top} as the highest average {v}", c_regex(line_value_regex(f"Highest average {v}", top), M)),
+        (f"memo names {top} as the highest average {v}", base.choice(M, f"Highest average {v}", top, all_groups)),
     ]))
     flag_items = []
     for a in above:
         flag_items.append((f"memo lists {a} among the groups above the limit of {L_txt}",
-                           c_regex(rf"(?m){label_regex('Groups above limit')}[^\n]*?(?<![\w]){base.re_escape(a)}(?![\w])", M)))
+                           base.listed(M, "Groups above limit", all_groups, contains=[a])))
     not_above = [str(n) for n in means.index if str(n) not in above]
     if not_above:
         na = not_above[0]
         flag_items.append((f"memo does not list {na} (below the limit) among the groups above the limit",
-                           c_not(c_regex(rf"(?m){label_regex('Groups above limit')}[^\n]*?(?<![\w]){base.re_escape(na)}(?![\w])", M))))
+                           base.listed(M, "Groups above limit", all_groups, excludes=[na])))
     if not above:
-        flag_items.append(("memo says no group is above the limit", c_regex(line_value_regex("Groups above limit", "none"), M)))
+        flag_items.append(("memo says no group is above the limit", c_field(M, "Groups above limit", options=all_groups, items=[])))
     decision = "ESCALATE" if above else "NO ESCALATION"
-    flag_items.append((f"memo's decision is {decision}", c_regex(line_value_regex("Decision", decision), M)))
+    flag_items.append((f"memo's decision is {decision}", base.choice(M, "Decision", decision, ["ESCALATE", "NO ESCALATION"])))
     R.append(rubric("The memo flags the right groups and reaches the right decision", 10, flag_items))
 
     premise_ok = "yes" if premise_group == top else "no"
     R.append(base.premise_rubric(premise_ok, trap_kind, M))
 
-    src_items = [(f"memo names {data_file} as the source file", c_regex(line_value_regex("Source file", data_file), M))]
+    src_items = [(f"memo names {data_file} as the source file", base.choice(M, "Source file", data_file, [f.name for f in files]))]
     if trap_kind == "stale_file":
         src_items.append((f"memo does not report the stale extract's total ({money(rnd(stale_total, 2))})",
                           c_not(c_number(rnd(stale_total, 2), M, t2))))

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..common import (
-    DegenerateTask, Draft, c_cell, c_columns, c_file, c_not, c_number, c_regex, c_rows, int_pattern,
-    label_regex, line_value_regex, near_rounding_boundary, rnd, rubric, tol,
+    c_field,
+    DegenerateTask, Draft, c_cell, c_columns, c_file, c_not, c_number, c_rows, near_rounding_boundary, rnd, rubric, tol,
 )
 from . import base
 
@@ -273,6 +273,7 @@ def build(rng: random.Random, sc: RateScenario, trap_kind: str | None, raw) -> D
             (f"{p}: rate_pct is {rnd(float(rep.loc[p, 'rate']), 1):.1f}",
              c_cell(F, {g: p}, "rate_pct", rnd(float(rep.loc[p, "rate"]), 1), t1)) for p in probe]),
     ]
+    all_groups = sorted(gs)
     sup_items = [(f"{s} (fewer than {min_n} records) has status 'suppressed'", c_cell(F, {g: s}, "status", "suppressed"))
                  for s in sup[:2]]
     smallest_rep = str(rep["count"].idxmin())
@@ -281,9 +282,9 @@ def build(rng: random.Random, sc: RateScenario, trap_kind: str | None, raw) -> D
                       c_cell(F, {g: smallest_rep}, "status", st)))
     if sup:
         sup_items.append((f"memo lists {sup[0]} among the suppressed groups",
-                          c_regex(rf"(?m){label_regex('Suppressed groups')}[^\n]*?(?<![\w]){base.re_escape(sup[0])}(?![\w])", M)))
+                          base.listed(M, "Suppressed groups", all_groups, contains=[sup[0]])))
     else:
-        sup_items.append(("memo says no group is suppressed", c_regex(line_value_regex("Suppressed groups", "none"), M)))
+        sup_items.append(("memo says no group is suppressed", c_field(M, "Suppressed groups", options=all_groups, items=[])))
     R.append(rubric("Applies the small-cell suppression rule", 10, sup_items))
     flag = [(f"{a} has status 'above benchmark'", c_cell(F, {g: a}, "status", "above benchmark")) for a in above[:3]]
     within = [str(n) for n in rates.index if str(n) not in above]
@@ -291,24 +292,25 @@ def build(rng: random.Random, sc: RateScenario, trap_kind: str | None, raw) -> D
     R.append(rubric("Flags groups against the benchmark correctly", 8, flag))
     R.append(rubric("The memo states the in-scope record count and overall rate", 8, [
         (f"memo states Records analysed: {len(scoped)}",
-         c_regex(label_regex("Records analysed") + r"[\s:*_|\-=]*" + int_pattern(len(scoped)), M)),
-        (f"memo states the overall rate of {rnd(overall, 1):.1f}%", c_number(rnd(overall, 1), M, t1)),
+         c_field(M, "Records analysed", number=len(scoped))),
+        (f"memo states the overall rate of {rnd(overall, 1):.1f}%",
+         c_field(M, "Overall rate", number=rnd(overall, 1), tolerance=t1)),
     ]))
     R.append(rubric(f"The memo identifies the {sc.group_noun} with the highest rate", 8, [
-        (f"memo names {top} as the highest rate", c_regex(line_value_regex("Highest rate", top), M))]))
+        (f"memo names {top} as the highest rate", base.choice(M, "Highest rate", top, all_groups))]))
     items = [(f"memo lists {a} among the groups above the benchmark",
-              c_regex(rf"(?m){label_regex('Groups above benchmark')}[^\n]*?(?<![\w]){base.re_escape(a)}(?![\w])", M))
+              base.listed(M, "Groups above benchmark", all_groups, contains=[a]))
              for a in above]
     if not above:
-        items.append(("memo says no group is above the benchmark", c_regex(line_value_regex("Groups above benchmark", "none"), M)))
+        items.append(("memo says no group is above the benchmark", c_field(M, "Groups above benchmark", options=all_groups, items=[])))
     items.append((f"memo does not list {within[0]} among the groups above the benchmark",
-                  c_not(c_regex(rf"(?m){label_regex('Groups above benchmark')}[^\n]*?(?<![\w]){base.re_escape(within[0])}(?![\w])", M))))
+                  base.listed(M, "Groups above benchmark", all_groups, excludes=[within[0]])))
     decision = sc.decision_yes if above else sc.decision_no
-    items.append((f"memo's decision is {decision}", c_regex(line_value_regex("Decision", decision), M)))
+    items.append((f"memo's decision is {decision}", base.choice(M, "Decision", decision, [sc.decision_yes, sc.decision_no])))
     R.append(rubric("The memo reaches the right benchmark decision", 10, items))
     premise_ok = "yes" if premise_group == top else "no"
     R.append(base.premise_rubric(premise_ok, trap_kind, M))
-    src = [(f"memo names {data_file} as the source file", c_regex(line_value_regex("Source file", data_file), M)),
+    src = [(f"memo names {data_file} as the source file", base.choice(M, "Source file", data_file, [f.name for f in files])),
            base.duplicates_item(dup_count, M)]
     if stale_overall is not None:
         src.append((f"memo does not report the stale extract's overall rate ({rnd(stale_overall, 1):.1f}%)",

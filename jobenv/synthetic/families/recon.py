@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..common import (
+    c_field,
     DegenerateTask, Draft, RefFile, c_cell, c_columns, c_file, c_not, c_number, c_regex, c_rows, id_regex,
-    line_value_regex, rnd, rubric, tol,
+    rnd, rubric, tol,
 )
 from .. import writers
 from . import base
@@ -264,18 +265,19 @@ def build(rng: random.Random, sc: ReconScenario, trap_kind: str | None, raw) -> 
             (f"{mism[0]} (a real mismatch) is listed", c_cell(E, {"record_id": mism[0]}, "issue", "amount mismatch"))] + [
             (f"{i} (difference within {tol_txt}) is not listed", c_regex(id_regex(i), E, absent=True)) for i in small]),
         rubric("The memo states both totals and the net difference", 10, [
-            (f"memo states the ledger total {lt:.2f}", c_number(lt, M, t2)),
-            (f"memo states the statement total {st:.2f}", c_number(st, M, t2)),
-            (f"memo states the net difference {rnd(lt - st, 2):.2f}", c_number(rnd(lt - st, 2), M, t2)),
+            (f"memo states the ledger total {lt:.2f}", c_field(M, "Ledger total", number=lt, tolerance=t2)),
+            (f"memo states the statement total {st:.2f}", c_field(M, "Statement total", number=st, tolerance=t2)),
+            (f"memo states the net difference {rnd(lt - st, 2):.2f}",
+             c_field(M, "Net difference", number=rnd(lt - st, 2), tolerance=t2)),
         ]),
         rubric("The memo reaches the right decision on exposure", 10, [
-            (f"memo states the exposure {exposure:.2f}", c_number(exposure, M, t2)),
-            (f"memo's decision is {decision}", c_regex(line_value_regex("Decision", decision), M)),
+            (f"memo states the exposure {exposure:.2f}", c_field(M, "Exception exposure", number=exposure, tolerance=t2)),
+            (f"memo's decision is {decision}", base.choice(M, "Decision", decision, ["HOLD", "SIGN OFF"])),
         ]),
     ]
     premise_ok = "yes" if premise_higher == higher else "no"
     R.append(base.premise_rubric(premise_ok, trap_kind, M))
-    src = [(f"memo names {stmt_file} as the source file", c_regex(line_value_regex("Source file", stmt_file), M)),
+    src = [(f"memo names {stmt_file} as the source file", base.choice(M, "Source file", stmt_file, [f.name for f in files])),
            base.duplicates_item(dup_count, M)]
     if stale_st is not None and abs(stale_st - st) > 1:
         src.append((f"memo does not report the stale statement total ({stale_st:.2f})", c_not(c_number(stale_st, M, t2))))
@@ -284,7 +286,8 @@ def build(rng: random.Random, sc: ReconScenario, trap_kind: str | None, raw) -> 
     if cents:
         i = mism[0]
         R.append(rubric("Converts the statement from cents before reconciling", 10, [
-            (f"memo states the statement total {st:.2f} {sc.currency} (not in cents)", c_number(st, M, t2)),
+            (f"memo states the statement total {st:.2f} {sc.currency} (not in cents)",
+             c_field(M, "Statement total", number=st, tolerance=t2)),
             (f"{i}: statement_amount is {stmt_amount[i]:.2f}", c_cell(E, {"record_id": i}, "statement_amount", stmt_amount[i], t2)),
         ]))
 

@@ -1,0 +1,298 @@
+"""Reading deliverables the way a careful grader does: numbers in professional formats, labelled facts, tables.
+
+Used by :mod:`jobenv.judge.checks`; every rule here decides scores, so each is stated once:
+
+* Numbers: ``1,234.5``, ``$1,234``, ``USD 1,234``, ``(1,234)`` (= -1234), ``-3``/``−3``, ``12.5%`` (= 12.5,
+  marked as a percentage), ``1.2 million``/``1.2m``/``41.25k``/``2bn``, and the number words zero to
+  twenty, the tens and ``twenty-one`` forms. Dates (``2026-07-01``, ``7/1/2026``) are not numbers.
+* Labelled facts: a ``Label: value`` (or ``Label = value``) line, with list markers, headings and Markdown
+  emphasis removed, or a table row (Markdown ``| a | b |``, slide ``a | b``, csv, sheet or Word table), whose
+  first non-empty cell is the label and next non-empty cell the value. Labels compare case-insensitively,
+  with whitespace collapsed and a trailing parenthetical ("Total (USD)") optional.
+* Tables: csv/tsv files and workbook sheets as rows of cells. Workbook cells are read with their number
+  format: a percent-formatted cell holding 0.153 reads as 15.3. A formula cell without a cached value reads
+  as an uncomputed formula (never as a blank).
+
+Failure behaviour: nothing here raises on a bad deliverable; an unreadable table is returned as an error
+string.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Num",
+    "Uncomputed",
+    "find_numbers",
+    "parse_numbers",
+    "to_number",
+    "norm",
+    "norm_label",
+    "label_keys",
+    "strip_markup",
+    "facts_from_lines",
+    "table_lines",
+    "read_tables",
+    "docx_lines",
+]
+
+_SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "mm": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+_NUM_RE = re.compile(
+    r"(?<![\w.])(?P<open>\()?[ \t]?(?P<sign>[-+\u2212])?[ \t]?(?P<cur>US\$|[$\u20ac\u00a3\u00a5]|(?:USD|EUR|GBP)[ \t]?)?"
+    r"[ \t]?(?P<sign2>[-\u2212])?"
+    r"(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)?(?P<frac>\.\d+)?(?P<exp>[eE][-+]?\d+)?"
+    r"(?:[ \t]?(?P<scale>thousand|million|billion|mn|mm|bn|[kKmM])(?![A-Za-z]))?"
+    r"(?![\w])(?:[ \t]?(?P<pct>%|percent\b|per cent\b))?[ \t]?(?P<close>\))?"
+)
+_DATE_RE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
+_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_WORD_RE = re.compile(
+    r"\b(?:(?P<tens>twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?P<unit>one|two|three|four|five|"
+    r"six|seven|eight|nine))?|(?P<small>zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+    r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen))\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Num:
+    """One number found in text: its value, where it was, and whether it was written as a percentage."""
+
+    value: float
+    start: int
+    end: int
+    pct: bool = False
+
+
+@dataclass(frozen=True)
+class Uncomputed:
+    """A formula cell with no cached value and no recalculation available."""
+
+    formula: str
+
+    def __str__(self) -> str:
+        return f"[formula without a computed value: {self.formula}]"
+
+
+def find_numbers(text: str, *, words: bool = True) -> list[Num]:
+    """Every number in ``text`` in order of appearance (see the module docstring for the formats)."""
+    masked = _DATE_RE.sub(lambda m: " " * len(m.group(0)), text)
+    out: list[Num] = []
+    for m in _NUM_RE.finditer(masked):
+        ip, frac = m.group("int"), m.group("frac")
+        if not ip and not frac:
+            continue
+        neg = (m.group("sign") in ("-", "\u2212")) or (m.group("sign2") in ("-", "\u2212"))
+        if m.group("open") and m.group("close"):
+            neg = True
+        body = (ip or "0").replace(",", "") + (frac or "") + (m.group("exp") or "")
+        try:
+            val = float(body)
+        except ValueError:
+            continue
+        scale = m.group("scale")
+        if scale:
+            val *= _SCALES[scale.lower()]
+        out.append(Num(-val if neg else val, m.start(), m.end(), bool(m.group("pct"))))
+    if words:
+        for m in _WORD_RE.finditer(masked):
+            if m.group("small"):
+                val = float(_WORDS[m.group("small").lower()])
+            else:
+                val = float(_TENS[m.group("tens").lower()] + (_WORDS[m.group("unit").lower()] if m.group("unit") else 0))
+            out.append(Num(val, m.start(), m.end(), False))
+        out.sort(key=lambda n: n.start)
+    return out
+
+
+def parse_numbers(text: str) -> list[float]:
+    """The values of :func:`find_numbers` (digits only, no number words)."""
+    return [n.value for n in find_numbers(text, words=False)]
+
+
+def to_number(value: Any) -> float | None:
+    """A cell or expected value as a number (``"$1,234"``, ``"15.3%"``, ``"(12)"``), or None for text."""
+    if value is None or isinstance(value, bool) or isinstance(value, Uncomputed):
+        return None
+    if isinstance(value, (int, float)):
+        return None if isinstance(value, float) and math.isnan(value) else float(value)
+    s = str(value).strip()
+    if not s:
+        return None
+    nums = find_numbers(s, words=False)
+    if len(nums) != 1 or s[: nums[0].start].strip() or s[nums[0].end :].strip():
+        return None
+    return nums[0].value
+
+
+_MD_ESCAPE_RE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~])")
+_EMPH_RE = re.compile(r"(\*\*|__|\*|`|~~)")
+
+
+def strip_markup(text: str) -> str:
+    """Markdown escapes and emphasis markers removed (docx arrives as escaped Markdown)."""
+    return _EMPH_RE.sub("", _MD_ESCAPE_RE.sub(r"\1", text))
+
+
+def norm(s: Any) -> str:
+    """Text for comparison: markup removed, whitespace collapsed, case folded, outer quotes and a final period gone."""
+    t = " ".join(strip_markup(str(s)).split()).casefold()
+    t = t.strip("\"'\u201c\u201d\u2018\u2019 ")
+    return t[:-1].rstrip() if t.endswith(".") and not t.endswith("..") else t
+
+
+_PAREN_TAIL_RE = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def norm_label(s: str) -> str:
+    """A label for comparison: :func:`norm`, trailing colon removed."""
+    return norm(s).rstrip(":").strip()
+
+
+def label_keys(s: str) -> set[str]:
+    """The forms a written label matches under: as written, and without a trailing parenthetical."""
+    k = norm_label(s)
+    return {k, norm_label(_PAREN_TAIL_RE.sub("", k))}
+
+
+_MARKER_RE = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*\u2022+\u2013]\s+|\(?\d{1,2}[.)]\s+|\[[ xX]\]\s+)+")
+_FACT_RE = re.compile(r"^(?P<label>[^:=|]{1,80}?)\s*(?::|=|\s[\u2013\u2014]\s)\s*(?P<value>.+?)\s*$")
+_RULE_ROW_RE = re.compile(r"^[\s|:\-+=]+$")
+
+
+def _row_fact(cells: list[str]) -> tuple[str, str] | None:
+    cells = [c.strip() for c in cells]
+    filled = [c for c in cells if c]
+    if len(filled) < 2:
+        return None
+    return filled[0], filled[1]
+
+
+def facts_from_lines(lines: list[str]) -> dict[str, list[str]]:
+    """Labelled facts of a document given as lines: {label key: [values in order]} (see the module docstring)."""
+    out: dict[str, list[str]] = {}
+
+    def add(label: str, value: str) -> None:
+        value = value.strip()
+        if not value:
+            return
+        for key in label_keys(label):
+            if key:
+                out.setdefault(key, []).append(value)
+
+    for raw in lines:
+        line = raw.strip()
+        if not line or _RULE_ROW_RE.match(line):
+            continue
+        if "|" in line:
+            fact = _row_fact(line.strip("|").split("|"))
+            if fact:
+                add(*fact)
+            continue
+        if "\t" in line:
+            fact = _row_fact(line.split("\t"))
+            if fact:
+                add(*fact)
+            continue
+        m = _FACT_RE.match(strip_markup(_MARKER_RE.sub("", line)))
+        if m:
+            add(m.group("label"), m.group("value"))
+    return out
+
+
+def table_lines(text: str) -> list[str]:
+    """CSV text (a csv file or an extracted workbook) as ``a | b`` lines for :func:`facts_from_lines`."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("--- sheet:"):
+            continue
+        try:
+            cells = next(csv.reader([line]))
+        except (csv.Error, StopIteration):
+            continue
+        out.append(" | ".join(c.replace("|", "/") for c in cells))
+    return out
+
+
+def docx_lines(path: Path) -> list[str] | None:
+    """A Word document as lines: paragraphs, then each table row as ``a | b``; None when unreadable."""
+    try:
+        import docx
+
+        d = docx.Document(str(path))
+        lines = [p.text for p in d.paragraphs]
+        for t in d.tables:
+            for row in t.rows:
+                lines.append(" | ".join(c.text.replace("|", "/").strip() for c in row.cells))
+        return lines
+    except Exception:  # an unreadable document falls back to the extracted text
+        return None
+
+
+# ---------------------------------------------------------------------------------------------- tables
+
+
+def _pct_format(fmt: Any) -> bool:
+    return isinstance(fmt, str) and "%" in fmt.replace("\\%", "").replace('"%"', "")
+
+
+def _xlsx_tables(path: Path) -> list[tuple[str, list[list[Any]]]]:
+    from openpyxl import load_workbook
+
+    values = load_workbook(path, data_only=True, read_only=False)
+    formulas = load_workbook(path, data_only=False, read_only=False)
+    out = []
+    for ws in values.worksheets:
+        wf = formulas[ws.title]
+        rows: list[list[Any]] = []
+        for row in ws.iter_rows():
+            cells: list[Any] = []
+            for c in row:
+                v = c.value
+                if v is None:
+                    f = wf.cell(row=c.row, column=c.column).value
+                    if isinstance(f, str) and f.startswith("="):
+                        v = Uncomputed(f)
+                elif isinstance(v, (int, float)) and not isinstance(v, bool) and _pct_format(c.number_format):
+                    v = round(float(v) * 100, 10)
+                cells.append(v)
+            rows.append(cells)
+        out.append((ws.title, rows))
+    values.close()
+    formulas.close()
+    return out
+
+
+def read_tables(path: Path) -> list[tuple[str, list[list[Any]]]] | str:
+    """[(sheet name or "", rows of cells)] of a csv/tsv/xlsx/xlsm/xls file, or an error string."""
+    ext = path.suffix.lower().lstrip(".")
+    try:
+        if ext in ("csv", "tsv"):
+            text = path.read_bytes().decode("utf-8-sig", errors="replace")
+            delim = "\t" if ext == "tsv" else ","
+            if ext == "csv":
+                try:
+                    delim = csv.Sniffer().sniff(text[:4096], delimiters=",;\t").delimiter
+                except csv.Error:
+                    delim = ","
+            return [("", [list(r) for r in csv.reader(io.StringIO(text), delimiter=delim)])]
+        if ext in ("xlsx", "xlsm"):
+            return _xlsx_tables(path)
+        if ext == "xls":
+            import pandas as pd
+
+            sheets = pd.read_excel(path, sheet_name=None, header=None)
+            return [(str(n), df.astype(object).where(df.notna(), None).values.tolist()) for n, df in sheets.items()]
+    except Exception as exc:  # a broken table fails its checks, with the reason as evidence
+        return f"{type(exc).__name__}: {str(exc)[:200]}"
+    return "not a table file (csv, tsv, xlsx, xls)"

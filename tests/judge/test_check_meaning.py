@@ -1,0 +1,288 @@
+"""Checks bound to meaning: labelled facts, professional number formats, identifiers, line-aware patterns,
+tables as professionals lay them out, prohibitions that need substance, and copies that cannot hedge.
+
+Every case is a deliverable written by a real library (openpyxl, python-docx) or as plain text, graded by
+the one evaluator (jobenv.judge.checks.evaluate_rubrics / evaluate_check)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jobenv.check_models import parse_check
+from jobenv.extract import extract_output
+from jobenv.judge.checks import CheckContext, evaluate_check, evaluate_rubrics
+from jobenv.judge.reading import facts_from_lines, find_numbers
+from jobenv.tasks import parse_rubrics
+
+
+def run(check: dict[str, Any], out: Path) -> tuple[bool, str]:
+    return evaluate_check(parse_check(check), CheckContext(extract_output(out, with_images=False)))
+
+
+def memo(tmp_path: Path, text: str, name: str = "memo.md") -> Path:
+    out = tmp_path / "out"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / name).write_text(text, encoding="utf-8")
+    return out
+
+
+# ---- numbers -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, value", [
+    ("$41,250", 41250.0), ("41.3%", 41.3), ("(1,234)", -1234.0), ("1.2 million", 1.2e6), ("41.25k", 41250.0),
+    ("\u22127", -7.0), ("USD 4,874.00", 4874.0), ("seven", 7.0), ("twenty-one", 21.0), ("2bn", 2e9),
+])
+def test_professional_number_formats(text: str, value: float) -> None:
+    assert [n.value for n in find_numbers(text)] == [value]
+
+
+def test_number_words_and_dates() -> None:
+    assert [n.value for n in find_numbers("Seven of the 12 SKUs")] == [7.0, 12.0]
+    assert [n.value for n in find_numbers("posted 2026-07-01, reviewed 7/1/2026")] == []
+    assert find_numbers("5 km, 3 months, Q3")[0].value == 5.0 and len(find_numbers("5 km, 3 months, Q3")) == 2
+
+
+# ---- labelled facts ----------------------------------------------------------------------------------------
+
+
+def test_facts_from_lines_reads_markup_lists_and_tables() -> None:
+    facts = facts_from_lines([
+        "# Memo", "- **Decision:** ESCALATE", "1. Total salary (USD): 1,234.00", "| Premise confirmed | no |",
+        "|---|---|", "Source file = data.csv", "Owner \u2014 Ana",
+    ])
+    assert facts["decision"] == ["ESCALATE"]
+    assert facts["total salary"] == ["1,234.00"] and facts["total salary (usd)"] == ["1,234.00"]
+    assert facts["premise confirmed"] == ["no"] and facts["source file"] == ["data.csv"] and facts["owner"] == ["Ana"]
+
+
+DECISION = {"kind": "field", "file": "memo.md", "label": "Decision", "equals": "ESCALATE",
+            "options": ["ESCALATE", "NO ESCALATION"]}
+PREMISE = {"kind": "field", "file": "memo.md", "label": "Premise confirmed", "equals": "no", "options": ["yes", "no"]}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Decision: ESCALATE\n", True),
+    ("**Decision**: Escalate.\n", True),
+    ("Decision: ESCALATE - two ranks are above the limit\n", True),
+    ("| Decision | ESCALATE |\n", True),
+    ("Decision: NO ESCALATION\n", False),
+    ("Decision: ESCALATE\n\nDecision: NO ESCALATION\n", False),  # one label, two answers
+    ("Decision: ESCALATE or NO ESCALATION\n", False),  # answered both ways
+    ("The decision is to escalate.\n", False),  # no labelled field
+])
+def test_choice_field(tmp_path: Path, text: str, expected: bool) -> None:
+    assert run(DECISION, memo(tmp_path, text))[0] is expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Premise confirmed: no\n", True),
+    ("Premise confirmed: No - Professor, not Associate Professor, has the highest average.\n", True),
+    ("Premise confirmed: no\nPremise confirmed: yes\n", False),
+    ("Premise confirmed: yes/no\n", False),
+    ("Premise confirmed: yes\n", False),
+])
+def test_binary_field_answered_both_ways_fails(tmp_path: Path, text: str, expected: bool) -> None:
+    assert run(PREMISE, memo(tmp_path, text))[0] is expected
+
+
+TOTAL = {"kind": "field", "file": "memo.md", "label": "Total salary", "number": 1234567.25, "tolerance": 0.005}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Total salary: 1234567.25\n", True),
+    ("Total salary: $1,234,567.25\n", True),
+    ("Total salary (USD): 1,234,567.25 USD\n", True),
+    ("Total salary: 1,234,567.25 (after removing 4 duplicate rows)\n", True),
+    ("Total salary: 1,234,567.25 or 1,301,002.00\n", False),  # competing candidates
+    ("Total salary: 1.23 million\n", False),  # not to the stated precision
+    ("Total salary: 1,234,567.25\nTotal salary: 1,198,000.00\n", False),
+    ("Total salary: 1,234,576.25\n", False),
+])
+def test_number_field(tmp_path: Path, text: str, expected: bool) -> None:
+    assert run(TOTAL, memo(tmp_path, text))[0] is expected
+
+
+def test_number_field_sign_convention_and_words(tmp_path: Path) -> None:
+    over = {"kind": "field", "file": "memo.md", "label": "Over budget by", "number": -4874, "tolerance": 1,
+            "sign": "either"}
+    assert run(over, memo(tmp_path, "Over budget by: $4,874 more than the approved budget\n"))[0]
+    exact = dict(over, sign="exact")
+    assert not run(exact, memo(tmp_path, "Over budget by: $4,874\n"))[0]
+    count = {"kind": "field", "file": "memo.md", "label": "SKUs needing a PO", "number": 7}
+    assert run(count, memo(tmp_path, "SKUs needing a PO: seven of the twelve\n"))[0] is False  # 12 competes
+    assert run(count, memo(tmp_path, "SKUs needing a PO: Seven\n"))[0]
+
+
+def test_interval_field(tmp_path: Path) -> None:
+    ci = {"kind": "field", "file": "memo.md", "label": "95% CI", "numbers": [-9.27, -1.68], "tolerance": 0.005}
+    for text in ("95% CI: (-9.27, -1.68)\n", "95% CI: \u22129.27 to \u22121.68 mmHg\n", "95% CI: [-9.27; -1.68]\n"):
+        assert run(ci, memo(tmp_path, text))[0], text
+    assert not run(ci, memo(tmp_path, "95% CI: -9.27 to -1.68 (or -9.30 to -1.60)\n"))[0]
+
+
+GROUPS = ["Professor", "Associate Professor", "Assistant Professor"]
+
+
+@pytest.mark.parametrize("text, contains, excludes, expected", [
+    ("Groups above limit: Professor; Associate Professor\n", ["Associate Professor"], ["Assistant Professor"], True),
+    ("Groups above limit: Associate Professor and Professor. The nearest below is Assistant Professor.\n",
+     ["Professor"], ["Assistant Professor"], False),  # on one line: the nearest group is listed
+    ("Groups above limit: Professor\n\nThe nearest group below the limit is Assistant Professor.\n",
+     ["Professor"], ["Assistant Professor"], True),  # a later sentence is not read as part of the line
+    ("Groups above limit: Professor; Associate Professor; Assistant Professor\n", ["Professor"],
+     ["Assistant Professor"], False),
+])
+def test_list_field(tmp_path: Path, text: str, contains: list[str], excludes: list[str], expected: bool) -> None:
+    check = {"kind": "field", "file": "memo.md", "label": "Groups above limit", "options": GROUPS,
+             "contains": contains, "excludes": excludes}
+    assert run(check, memo(tmp_path, text))[0] is expected
+
+
+def test_choice_field_with_group_options(tmp_path: Path) -> None:
+    top = {"kind": "field", "file": "memo.md", "label": "Highest average salary", "equals": "Professor",
+           "options": GROUPS}
+    assert run(top, memo(tmp_path, "Highest average salary: Professor (126,772.10 USD)\n"))[0]
+    assert not run(top, memo(tmp_path, "Highest average salary: Associate Professor\n"))[0]
+    assert not run(top, memo(tmp_path, "Highest average salary: Professor; Associate Professor\n"))[0]
+
+
+def test_docx_fields_read_paragraphs_and_tables(tmp_path: Path) -> None:
+    import docx
+
+    out = tmp_path / "out"
+    out.mkdir()
+    d = docx.Document()
+    d.add_paragraph("Briefing")
+    p = d.add_paragraph()
+    p.add_run("Decision:").bold = True
+    p.add_run(" ESCALATE")
+    t = d.add_table(rows=2, cols=2)
+    t.cell(0, 0).text, t.cell(0, 1).text = "Premise confirmed", "no"
+    t.cell(1, 0).text, t.cell(1, 1).text = "Entities compared", "12"
+    d.save(out / "briefing.docx")
+    assert run(dict(DECISION, file="briefing.docx"), out)[0]
+    assert run(dict(PREMISE, file="briefing.docx"), out)[0]
+    assert run({"kind": "field", "file": "briefing.docx", "label": "Entities compared", "number": 12}, out)[0]
+
+
+# ---- identifiers, patterns -----------------------------------------------------------------------------------
+
+
+def test_identifiers_against_real_ids(tmp_path: Path) -> None:
+    ids = ["MRN-004512", "MRN-118830"]
+    none = {"kind": "ids", "file": "brief.md", "ids": ids, "present": "none", "digits": True}
+    assert run(none, memo(tmp_path, "No identifiers. 198 index stays, 16.7%.\n", "brief.md"))[0]
+    assert not run(none, memo(tmp_path, "Readmitted: 4512, 118830\n", "brief.md"))[0]  # bare numbers count
+    assert not run(none, memo(tmp_path, "See mrn-004512\n", "brief.md"))[0]
+    some = {"kind": "ids", "file": "brief.md", "ids": ["JE-2026-10670"]}
+    assert run(some, memo(tmp_path, "Duplicate JE-2026-10670 removed\n", "brief.md"))[0]
+    assert not run(some, memo(tmp_path, "Duplicate JE-2026-106701 removed\n", "brief.md"))[0]
+
+
+def test_line_anchored_patterns_keep_lines(tmp_path: Path) -> None:
+    check = {"kind": "text", "file": "memo.md", "regex": True, "pattern": r"(?m)^Groups above limit:[^\n]*Assistant"}
+    assert not run(check, memo(tmp_path, "Groups above limit: Professor\nAssistant Professor is below.\n"))[0]
+    assert run(check, memo(tmp_path, "Groups above limit: Professor; Assistant Professor\n"))[0]
+    phrase = {"kind": "text", "file": "memo.md", "pattern": "Cedar Park Endodontics"}
+    assert run(phrase, memo(tmp_path, "NSF check from Cedar Park\nEndodontics re-established.\n"))[0]
+
+
+# ---- tables ----------------------------------------------------------------------------------------------------
+
+
+def _workbook(path: Path, rows: list[list[Any]], *, pct_col: int | None = None, title: str = "Variance") -> None:
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = title
+    for r in rows:
+        ws.append(r)
+    if pct_col is not None:
+        for row in ws.iter_rows(min_row=1):
+            cell = row[pct_col]
+            if isinstance(cell.value, float):
+                cell.number_format = "0.0%"
+    wb.save(path)
+
+
+def test_tables_with_title_total_and_footnote_rows(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    _workbook(out / "v.xlsx", [
+        ["Q3 2026 variance review"], [], ["Cost Center", "Account", "Variance %", "Status"],
+        ["CC-110", 6410, 0.112, "Investigate"], ["CC-330", 6530, -0.153, "Investigate"], ["CC-440", 6210, 0.3, "OK"],
+        ["Total", None, 0.02, None], [], ["Note: variance % = variance / budget"],
+    ], pct_col=2)
+    count = {"kind": "row_count", "file": "v.xlsx", "count": 3, "key": "Cost Center", "sheet": "Variance"}
+    assert run(count, out)[0]
+    assert run({"kind": "row_count", "file": "v.xlsx", "count": 2, "where": {"Status": "Investigate"}}, out)[0]
+    pct = {"kind": "cell", "file": "v.xlsx", "match": {"Cost Center": "CC-330", "Account": "6530"},
+           "column": "Variance %", "value": -15.3, "tolerance": 0.051}
+    assert run(pct, out)[0]  # -0.153 with a percent format reads as -15.3
+    (out / "r.csv").write_text("service_line,index_stays,readmission_rate_pct (%)\nCardiology,53,26.4%\n"
+                               "All,198,16.7%\n* rates per 100 index stays\n")
+    assert run({"kind": "row_count", "file": "r.csv", "count": 2}, out)[0]
+    assert run({"kind": "cell", "file": "r.csv", "match": {"service_line": "All"}, "column": "readmission_rate_pct",
+                "value": 16.7, "tolerance": 0.051}, out)[0]
+
+
+def test_formulas_without_cached_values_are_not_blanks(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    _workbook(out / "v.xlsx", [["Line", "Amount"], ["A", 10], ["B", 5], ["Total", "=B2+B3"]])
+    ok, ev = run({"kind": "cell", "file": "v.xlsx", "match": {"Line": "Total"}, "column": "Amount", "value": 15}, out)
+    from jobenv.judge.reading import Uncomputed
+
+    assert isinstance(Uncomputed("=B2+B3"), Uncomputed)
+    assert not ok and "formula" in ev  # said plainly, never read as an empty cell
+
+
+def test_duplicate_rows_and_sheets_cannot_hedge(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "s.csv").write_text("rank,total\nProfessor,100\nProfessor,120\n")
+    assert not run({"kind": "cell", "file": "s.csv", "match": {"rank": "Professor"}, "column": "total",
+                    "value": 100}, out)[0]
+
+
+# ---- copies, prohibitions --------------------------------------------------------------------------------------
+
+
+def test_several_candidate_deliverables_fail(tmp_path: Path) -> None:
+    out = memo(tmp_path, "Decision: ESCALATE\n")
+    check = dict(DECISION, alternatives=["memo.docx", "memo.txt"])
+    assert run(check, out)[0]
+    (out / "memo.txt").write_text("Decision: NO ESCALATION\n")
+    ok, ev = run(check, out)
+    assert not ok and "several candidate" in ev
+
+
+def _rubrics(*items: tuple[str, dict[str, Any]]) -> list[Any]:
+    return parse_rubrics({"rubrics": [{"rubric": f"r{i}", "weight": 6, "criterion": [c], "jobenv_checks": [k]}
+                                      for i, (c, k) in enumerate(items)]})
+
+
+def test_prohibition_pays_only_with_substance(tmp_path: Path) -> None:
+    rubrics = _rubrics(
+        ("total", TOTAL),
+        ("no names", {"kind": "text", "file": "memo.md", "pattern": "Kofi", "absent": True}),
+    )
+    good = memo(tmp_path / "g", "Total salary: 1,234,567.25\n")
+    assert [r[0][0] for r in evaluate_rubrics(rubrics, good)] == [True, True]  # type: ignore[index]
+    placeholder = memo(tmp_path / "p", "Total salary: TBD\n")
+    verdicts = evaluate_rubrics(rubrics, placeholder)
+    assert verdicts[1][0] is not None and verdicts[1][0][0] is False and "substance" in verdicts[1][0][1]
+    assert evaluate_rubrics(rubrics, tmp_path / "missing")[1][0][0] is False  # type: ignore[index]
+
+
+def test_p_value_ban_reads_statements_not_words(tmp_path: Path) -> None:
+    ban = {"kind": "text", "file": "n.md", "regex": True, "absent": True,
+           "pattern": r"\bp(?:[- ]?values?)?\s*(?:=|<|>|\u2264|:|of|was|is)\s*0?\.\d"}
+    assert run(ban, memo(tmp_path, "No p-value is reported, per SAP 9.3.\n", "n.md"))[0]
+    assert not run(ban, memo(tmp_path, "p-value: 0.005\n", "n.md"))[0]
+    assert not run(ban, memo(tmp_path, "difference significant (p < .01)\n", "n.md"))[0]
