@@ -140,11 +140,11 @@ def load_parquet(
         where = f"{parquet}: row {i}"
         task_id = str(row.get("task_id") or "")
         occupation = str(row.get("occupation") or task_id.split("__")[0] or "")
-        number = row.get("task_num")
-        if number is None and "__task" in task_id:
-            number = task_id.rsplit("__task", 1)[1]
+        raw_number: Any = row.get("task_num")
+        if raw_number is None and "__task" in task_id:
+            raw_number = task_id.rsplit("__task", 1)[1]
         try:
-            number = int(number)
+            number = int(raw_number)
         except (TypeError, ValueError):
             raise TaskFormatError(f"{where}: column 'task_num'/'task_id': no task number") from None
         if not occupation:
@@ -161,7 +161,8 @@ def load_parquet(
         (task_dir / RUBRICS_FILE).write_text(json.dumps(rubric_data, indent=2), encoding="utf-8")
         if row.get("task_card"):
             (task_dir / "task_card.md").write_text(str(row["task_card"]), encoding="utf-8")
-        for ref in list(row.get("reference_files") if row.get("reference_files") is not None else []):
+        refs: Any = row.get("reference_files")
+        for ref in list(refs if refs is not None else []):
             ref = str(ref)
             name = ref.split("/task_folder/", 1)[-1]
             source = files_root / ref if files_root is not None else None

@@ -36,6 +36,8 @@ class Options:
     judge: str
     out: str
     retry_errors: bool
+    ray: str | None
+    per_node: int
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -57,6 +59,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="Docker image of the docker sandbox (default: jobenv/knowledge-worker:latest)")
     p.add_argument("--judge", choices=JUDGE_CHOICES, default="auto", help="judge kind")
     p.add_argument("--out", required=True, help="trajectories JSONL (appended; a rerun resumes) (required)")
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="run the episodes on a Ray cluster (ADDRESS, e.g. 10.0.0.5:6379; without one: $RAY_ADDRESS "
+                        "or a new local cluster; needs pip install 'jobenv[ray]') (default: this machine only)")
+    p.add_argument("--per-node", type=positive_int, default=8,
+                   help="with --ray: episodes at once on each node (default: 8)")
     p.add_argument("--retry-errors", action="store_true",
                    help="rerun (task, attempt) pairs whose record errored (default: keep them)")
 
@@ -130,6 +137,8 @@ def run(opts: Options) -> int:
                     tasks, policy, env_id=opts.env_id, attempts=opts.attempts, concurrency=opts.concurrency,
                     out=opts.out, env_kwargs=env_kwargs, config=cfg, on_start=on_start, on_episode=on_episode,
                     retry_errors=opts.retry_errors,
+                    executor="ray" if opts.ray is not None else "local", ray_address=opts.ray or None,
+                    per_node=opts.per_node,
                 )
             finally:
                 await policy.aclose()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -61,6 +61,18 @@ def _dataset_version(env_id: str | None, tasks: list[Task]) -> str | None:
         return None
 
 
+def env_error_trajectory(task: Task, attempt: int, exc: Exception, *, env_id: str, policy: Policy,
+                         versions: dict[str, str | None], what: str = "environment construction failed") -> Trajectory:
+    """The record of an episode that could not run at all (its env could not be built, its node was lost)."""
+    now = now_iso()
+    return Trajectory(
+        env_id=env_id, task_id=task.id, split=task.split, occupation=task.occupation, attempt=attempt,
+        model=getattr(policy, "model", None), status="error", finish_reason="env_error",
+        error=f"{what}: {type(exc).__name__}: {exc}", error_kind="env",
+        versions=dict(versions), started_at=now, finished_at=now, duration_s=0.0,
+    )
+
+
 def _warm_imports() -> None:
     import importlib
 
@@ -87,6 +99,9 @@ async def collect(
     on_episode: Callable[[Trajectory], Any] | None = None,
     on_start: Callable[[int, int], Any] | None = None,
     start_concurrency: int = 16,
+    executor: Literal["local", "ray"] = "local",
+    ray_address: str | None = None,
+    per_node: int = 8,
     **config_overrides: Any,
 ) -> CollectResult:
     """Run ``attempts`` episodes of every selected task with at most ``concurrency`` at once.
@@ -98,8 +113,11 @@ async def collect(
     and with ``retry_errors`` pairs whose record has ``status="error"`` are run again (the new line wins).
     ``on_start(total, skipped)`` and ``on_episode(traj)`` report progress. At most ``start_concurrency``
     sandboxes start at once (the rest of each episode runs at full ``concurrency``). ``config_overrides`` set
-    :class:`RolloutConfig` fields (``max_steps=20``...). Raises JobenvError only for bad arguments (unknown
-    env or task ids, an unwritable ``out``); episode failures are recorded, never raised.
+    :class:`RolloutConfig` fields (``max_steps=20``...). ``executor="ray"`` runs the episodes on the Ray cluster
+    at ``ray_address`` (None: ``RAY_ADDRESS`` or a new local cluster), at most ``per_node`` at once on each node
+    (see :mod:`jobenv.rollout.distributed`); the file, resume and summaries are the same. Raises JobenvError
+    only for bad arguments (unknown env or task ids, an unwritable ``out``, Ray missing); episode failures
+    are recorded, never raised.
     """
     # heavy first imports (env, sandbox, judge, extraction libraries) run in a thread, not in the event loop
     await asyncio.to_thread(_warm_imports)
@@ -110,6 +128,12 @@ async def collect(
         raise JobenvError(f"attempts must be >= 1 (got {attempts})")
     if concurrency < 1:
         raise JobenvError(f"concurrency must be >= 1 (got {concurrency})")
+    if executor not in ("local", "ray"):
+        raise JobenvError(f"executor must be 'local' or 'ray' (got {executor!r})")
+    if executor == "ray":
+        from .distributed import import_ray
+
+        import_ray()  # a missing extra fails before any work
     cfg = config or RolloutConfig()
     if config_overrides:
         try:
@@ -166,19 +190,20 @@ async def collect(
         queue.put_nowait(item)
 
     def env_error(task: Task, attempt: int, exc: Exception) -> Trajectory:
-        now = now_iso()
-        return Trajectory(
-            env_id=eid, task_id=task.id, split=task.split, occupation=task.occupation, attempt=attempt,
-            model=getattr(policy, "model", None), status="error", finish_reason="env_error",
-            error=f"environment construction failed: {type(exc).__name__}: {exc}", error_kind="env",
-            versions=dict(versions), started_at=now, finished_at=now, duration_s=0.0,
-        )
+        return env_error_trajectory(task, attempt, exc, env_id=eid, policy=policy, versions=versions)
 
     async def release(env_obj: Any) -> None:
         try:
             await asyncio.shield(env_obj.aclose())
         except BaseException:  # noqa: BLE001 - cleanup trouble is the sandbox's to report; keep going
             pass
+
+    async def record(traj: Trajectory) -> None:
+        if writer is not None:
+            await writer.write(traj)
+        results[traj.key] = traj
+        if on_episode is not None:
+            on_episode(traj)
 
     async def worker() -> None:
         # one env per worker, reset for each episode (a fresh sandbox every time); rebuilt after an env error
@@ -204,17 +229,20 @@ async def collect(
                     await release(env_obj)
                     if traj.error_kind == "env":
                         env_obj = None
-                if writer is not None:
-                    await writer.write(traj)
-                results[traj.key] = traj
-                if on_episode is not None:
-                    on_episode(traj)
+                await record(traj)
         finally:
             if env_obj is not None:
                 await release(env_obj)
 
     try:
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
+        if executor == "ray" and todo:
+            from .distributed import run_on_ray
+
+            await run_on_ray(todo, tasks=chosen, env_id=eid, policy=policy, env_kwargs=kwargs, config=cfg,
+                             versions=versions, on_result=record, address=ray_address, per_node=per_node,
+                             start_concurrency=start_concurrency)
+        else:
+            await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
     finally:
         if writer is not None:
             writer.close()

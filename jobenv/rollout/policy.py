@@ -99,6 +99,17 @@ class OpenAIChatPolicy:
         self._clients: dict[int, Any] = {}  # id(event loop) -> AsyncOpenAI
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # sent to other processes (Ray workers) without its live clients and lock; each process makes its own
+        state = dict(self.__dict__)
+        state["_clients"] = {}
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def describe(self) -> dict[str, Any]:
         """Model and sampling settings, recorded in every trajectory."""
         d: dict[str, Any] = {"kind": "openai-chat", "model": self.model, "base_url": self.base_url}
