@@ -15,7 +15,6 @@ scored 1.0 and the do-nothing agent 0.0 on every task; 1 otherwise (the table sh
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,6 @@ from .errors import TaskFormatError
 
 __all__ = ["EpisodeResult", "solution_actions", "run_solution_agent", "run_do_nothing_agent", "run_demo", "demo_judge_kind", "demo_ok"]
 
-LLM_ENV_VARS = ("JOBENV_JUDGE_BASE_URL", "JOBENV_JUDGE_API_KEY", "JOBENV_JUDGE_MODEL")
 SOLUTION_DIR = "solution"  # under /workspace, beside task_folder/ and output/
 
 
@@ -45,7 +43,9 @@ class EpisodeResult:
 
 def demo_judge_kind() -> str:
     """"llm" when the three JOBENV_JUDGE_* variables are set, else "checks"."""
-    return "llm" if all(os.environ.get(v) for v in LLM_ENV_VARS) else "checks"
+    from .judge.config import JudgeConfig
+
+    return "llm" if JudgeConfig.from_env().llm_configured else "checks"
 
 
 def solution_actions(task: Any) -> list[dict[str, Any]]:

@@ -6,7 +6,6 @@ What runs and the exit status are described in :mod:`jobenv.demo`.
 from __future__ import annotations
 
 import argparse
-import os
 from dataclasses import dataclass
 
 from ._common import SANDBOX_CHOICES
@@ -55,7 +54,9 @@ def run(opts: Options) -> int:
         raise SandboxError("--sandbox-image needs --sandbox docker")
     kind = demo_judge_kind()
     n_tasks = len(task_ids) if task_ids else len(load_tasks(env_id))
-    judge_desc = f"LLM judge ({os.environ.get('JOBENV_JUDGE_MODEL')})" if kind == "llm" else "deterministic checks"
+    from ..judge.config import JudgeConfig
+
+    judge_desc = f"LLM judge ({JudgeConfig.from_env().model})" if kind == "llm" else "deterministic checks"
     console.print(f"[bold]jobenv demo[/]: {env_id}, {n_tasks} tasks x 2 agents, sandbox={sandbox}, judge={judge_desc}")
 
     with Progress(

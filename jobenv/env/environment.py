@@ -164,7 +164,6 @@ class JobEnv(gymnasium.Env[str, Any]):
         self._busy = False
         self.last_report: Any = None
         self.last_outcome: Outcome | None = None
-        self._schemas = tool_schemas()
 
     # ------------------------------------------------------------------------------------------ helpers
     @property
@@ -177,9 +176,7 @@ class JobEnv(gymnasium.Env[str, Any]):
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """OpenAI function-calling schemas of the tools (a fresh copy)."""
-        import copy
-
-        return copy.deepcopy(self._schemas)
+        return tool_schemas()
 
     @property
     def sandbox(self) -> Sandbox | None:

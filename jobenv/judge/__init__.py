@@ -11,6 +11,7 @@ from __future__ import annotations
 from .auto import AutoJudge, make_judge
 from .base import Judge, run_sync
 from .checks import ChecksJudge, evaluate_check, evaluate_rubrics, parse_numbers
+from .config import JudgeConfig
 from .llm import (
     ENV_API_KEY,
     ENV_BASE_URL,
@@ -25,6 +26,7 @@ from .report import CriterionResult, GradeReport, RubricResult, Usage, grader_ha
 
 __all__ = [
     "make_judge",
+    "JudgeConfig",
     "Judge",
     "AutoJudge",
     "ChecksJudge",

@@ -26,6 +26,7 @@ from ..errors import JudgeConfigError
 from ..extract import Extraction, ExtractMode, extract_output
 from .base import Judge, empty_output_report, rejected_report
 from .checks import ChecksJudge, evaluate_rubrics
+from .config import JUDGE_KINDS, JudgeConfig
 from .llm import CONFIG_HINT, LLMJudge
 from .report import CriterionResult, GradeReport, RubricResult, build_report
 
@@ -125,13 +126,11 @@ def make_judge(kind: str | Judge = "auto", **options: Any) -> Judge:
     """
     if isinstance(kind, Judge):
         return kind
-    try:
-        if kind == "checks":
-            return ChecksJudge(mode=options.get("mode", "values"))
-        if kind == "llm":
-            return LLMJudge(**options)
-        if kind == "auto":
-            return AutoJudge(**options)
-    except TypeError as exc:  # an unknown option name: a configuration error, said plainly
-        raise JudgeConfigError(f"judge {kind!r}: {exc}") from None
-    raise JudgeConfigError(f"unknown judge kind {kind!r}: expected 'auto', 'checks' or 'llm'")
+    if kind not in JUDGE_KINDS:
+        raise JudgeConfigError(f"unknown judge kind {kind!r}: expected 'auto', 'checks' or 'llm'")
+    cfg = JudgeConfig.build(kind=kind, **options)
+    if cfg.kind == "checks":
+        return ChecksJudge(mode=cfg.mode)
+    if cfg.kind == "llm":
+        return LLMJudge(**cfg.llm_options())
+    return AutoJudge(**cfg.llm_options())

@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeConfigError
-from ..extract import ExtractMode, Extraction, ImageRef, extract_output, is_visual_rubric, select_images
+from ..extract import Extraction, ExtractMode, ImageRef, extract_output, is_visual_rubric, select_images
 from .base import Judge, empty_output_report, rejected_report
+from .config import CONFIG_HINT, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, JudgeConfig
 from .report import CriterionResult, GradeReport, RubricResult, Usage, build_report
 
 __all__ = [
@@ -46,10 +47,6 @@ __all__ = [
     "default_cache_dir",
 ]
 
-ENV_BASE_URL = "JOBENV_JUDGE_BASE_URL"
-ENV_API_KEY = "JOBENV_JUDGE_API_KEY"
-ENV_MODEL = "JOBENV_JUDGE_MODEL"
-CONFIG_HINT = f"set {ENV_BASE_URL}, {ENV_API_KEY} and {ENV_MODEL} (or pass base_url, api_key and model)"
 CACHE_SCHEMA_VERSION = 1
 
 
@@ -60,11 +57,8 @@ class ReplyError(Exception):
 def llm_config_from_env(
     base_url: str | None = None, api_key: str | None = None, model: str | None = None
 ) -> tuple[str | None, str | None, str | None]:
-    return (
-        base_url or os.environ.get(ENV_BASE_URL) or None,
-        api_key or os.environ.get(ENV_API_KEY) or None,
-        model or os.environ.get(ENV_MODEL) or None,
-    )
+    cfg = JudgeConfig.from_env(base_url=base_url, api_key=api_key, model=model)
+    return cfg.base_url, cfg.api_key, cfg.model
 
 
 def default_cache_dir() -> Path:
@@ -405,7 +399,7 @@ class LLMJudge(Judge):
                                                            temperature=self.temperature, timeout=self.timeout_s),
                             timeout=self.timeout_s + 5,
                         )
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     last = f"timed out after {self.timeout_s:g} s"
                     continue
                 except Exception as exc:

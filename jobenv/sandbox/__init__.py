@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import SandboxError
 from .base import WORKSPACE, CommandResult, FileEntry, Sandbox, SandboxLimits, cap_output, workspace_relpath
+from .config import BACKENDS, SandboxConfig
 
 __all__ = [
     "WORKSPACE",
@@ -23,33 +24,19 @@ __all__ = [
     "cap_output",
     "workspace_relpath",
     "make_sandbox",
+    "SandboxConfig",
     "BACKENDS",
 ]
 
-BACKENDS = ("local", "docker")
-
-
-def make_sandbox(backend: "str | Sandbox" = "local", *, limits: SandboxLimits | None = None, **options: Any) -> Sandbox:
+def make_sandbox(backend: str | Sandbox = "local", *, limits: SandboxLimits | None = None, **options: Any) -> Sandbox:
     """Build (not start) a sandbox by backend name, or pass an existing :class:`Sandbox` through unchanged.
 
-    Options go to the backend: local takes ``unsafe_no_isolation``; docker takes ``image``, ``base_url``.
-    Raises SandboxError for an unknown backend name or an option the backend does not take.
+    Options go to the backend: local takes ``unsafe_no_isolation``; docker takes ``image``, ``base_url``
+    (validated by :class:`SandboxConfig`). Raises SandboxError for an unknown backend name, an option the
+    backend does not take, or a bad limit.
     """
     if isinstance(backend, Sandbox):
         if limits is not None or options:
             raise SandboxError("limits/options cannot be applied to an already built sandbox instance")
         return backend
-    if isinstance(limits, dict):
-        limits = SandboxLimits(**limits)
-    try:
-        if backend == "local":
-            from .local import LocalSandbox
-
-            return LocalSandbox(limits, **options)
-        if backend == "docker":
-            from .docker import DockerSandbox
-
-            return DockerSandbox(limits, **options)
-    except TypeError as exc:
-        raise SandboxError(f"bad option for the {backend!r} sandbox: {exc}") from None
-    raise SandboxError(f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)} or pass a Sandbox")
+    return SandboxConfig.build(backend, limits=limits, **options).make()

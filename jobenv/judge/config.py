@@ -1,0 +1,79 @@
+"""The judge's configuration: one pydantic model, and the one place that reads the ``JOBENV_JUDGE_*`` variables.
+
+``JudgeConfig.from_env(**overrides)`` fills the LLM endpoint from the environment where an override does not
+give it; :func:`jobenv.judge.make_judge` validates every option through this model, so an unknown option or a
+bad value is a :class:`~jobenv.errors.JudgeConfigError` naming it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import JudgeConfigError
+
+__all__ = ["JudgeConfig", "ENV_BASE_URL", "ENV_API_KEY", "ENV_MODEL", "CONFIG_HINT", "JUDGE_KINDS"]
+
+ENV_BASE_URL = "JOBENV_JUDGE_BASE_URL"
+ENV_API_KEY = "JOBENV_JUDGE_API_KEY"
+ENV_MODEL = "JOBENV_JUDGE_MODEL"
+CONFIG_HINT = f"set {ENV_BASE_URL}, {ENV_API_KEY} and {ENV_MODEL} (or pass base_url, api_key and model)"
+JUDGE_KINDS = ("auto", "checks", "llm")
+
+
+class JudgeConfig(BaseModel):
+    """Everything a judge is built from. ``kind``: ``"auto"`` (checks where sound, the LLM for the rest),
+    ``"checks"`` or ``"llm"``; the other fields configure the LLM judge and the extraction mode."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["auto", "checks", "llm"] = "auto"
+    mode: Literal["values", "formulas"] = "values"
+    base_url: str | None = None
+    api_key: str | None = Field(default=None, repr=False)
+    model: str | None = None
+    concurrency: int = Field(default=10, ge=1)
+    timeout_s: float = Field(default=300.0, gt=0)
+    attempts: int = Field(default=3, ge=1)
+    backoff_s: float = Field(default=2.0, ge=0)
+    max_images: int = Field(default=8, ge=0)
+    cache_dir: Path | str | bool | None = None
+    temperature: float = Field(default=0.0, ge=0)
+
+    @classmethod
+    def build(cls, **options: Any) -> JudgeConfig:
+        """Validate ``options``; a JudgeConfigError names the first bad or unknown option."""
+        try:
+            return cls(**options)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "options"
+            raise JudgeConfigError(f"judge option {where}: {first['msg']}") from None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> JudgeConfig:
+        """``overrides`` with ``base_url``, ``api_key`` and ``model`` taken from the ``JOBENV_JUDGE_*`` variables
+        (of ``environ``, default ``os.environ``) where not given. Raises JudgeConfigError for a bad option."""
+        env = os.environ if environ is None else environ
+        for field, var in (("base_url", ENV_BASE_URL), ("api_key", ENV_API_KEY), ("model", ENV_MODEL)):
+            if not overrides.get(field):
+                overrides[field] = env.get(var) or None
+        return cls.build(**overrides)
+
+    @property
+    def llm_configured(self) -> bool:
+        """True when an LLM endpoint, key and model are all known."""
+        return bool(self.base_url and self.api_key and self.model)
+
+    def missing_llm_settings(self) -> list[str]:
+        """The ``JOBENV_JUDGE_*`` variables whose values are still missing."""
+        return [var for var, v in ((ENV_BASE_URL, self.base_url), (ENV_API_KEY, self.api_key),
+                                   (ENV_MODEL, self.model)) if not v]
+
+    def llm_options(self) -> dict[str, Any]:
+        """Keyword arguments for :class:`~jobenv.judge.llm.LLMJudge`."""
+        return self.model_dump(exclude={"kind"})
