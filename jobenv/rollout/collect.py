@@ -19,7 +19,7 @@ from ..tasks import select_tasks
 from .episode import RolloutConfig, run_episode
 from .policy import Policy
 from .summary import Summary, summarize
-from .trajectory import Trajectory, TrajectoryWriter, jobenv_version, now_iso, read_trajectories
+from .trajectory import Trajectory, TrajectoryWriter, env_error_trajectory, jobenv_version, read_trajectories
 
 if TYPE_CHECKING:
     from ..tasks import Task
@@ -59,18 +59,6 @@ def _dataset_version(env_id: str | None, tasks: list[Task]) -> str | None:
         return f"{manifest.repo_id}@{manifest.revision}" if manifest else None
     except Exception:  # noqa: BLE001 - a missing version is recorded as None, not an error
         return None
-
-
-def env_error_trajectory(task: Task, attempt: int, exc: Exception, *, env_id: str, policy: Policy,
-                         versions: dict[str, str | None], what: str = "environment construction failed") -> Trajectory:
-    """The record of an episode that could not run at all (its env could not be built, its node was lost)."""
-    now = now_iso()
-    return Trajectory(
-        env_id=env_id, task_id=task.id, split=task.split, occupation=task.occupation, attempt=attempt,
-        model=getattr(policy, "model", None), status="error", finish_reason="env_error",
-        error=f"{what}: {type(exc).__name__}: {exc}", error_kind="env",
-        versions=dict(versions), started_at=now, finished_at=now, duration_s=0.0,
-    )
 
 
 def _warm_imports() -> None:

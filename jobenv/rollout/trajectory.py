@@ -29,6 +29,7 @@ __all__ = [
     "read_trajectories",
     "jobenv_version",
     "now_iso",
+    "env_error_trajectory",
 ]
 
 TRAJECTORY_SCHEMA_VERSION = 1
@@ -214,3 +215,13 @@ class TrajectoryWriter:
         self._fh.close()
 
 
+def env_error_trajectory(task: Any, attempt: int, exc: Exception, *, env_id: str, policy: Any,
+                         versions: dict[str, str | None], what: str = "environment construction failed") -> Trajectory:
+    """The record of an episode that could not run at all (its env could not be built, its node was lost)."""
+    now = now_iso()
+    return Trajectory(
+        env_id=env_id, task_id=task.id, split=task.split, occupation=task.occupation, attempt=attempt,
+        model=getattr(policy, "model", None), status="error", finish_reason="env_error",
+        error=f"{what}: {type(exc).__name__}: {exc}", error_kind="env",
+        versions=dict(versions), started_at=now, finished_at=now, duration_s=0.0,
+    )
