@@ -10,7 +10,16 @@ from __future__ import annotations
 from .auto import AutoJudge, make_judge
 from .base import Judge, run_sync
 from .checks import ChecksJudge, evaluate_check, parse_numbers
-from .llm import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, LLMJudge, VerdictCache, build_messages, parse_reply, validate_reply
+from .llm import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_MODEL,
+    LLMJudge,
+    VerdictCache,
+    build_messages,
+    parse_reply,
+    validate_reply,
+)
 from .report import CriterionResult, GradeReport, RubricResult, Usage, grader_hash
 
 __all__ = [

@@ -145,6 +145,10 @@ class CheckContext:
         """Numbers of one deliverable; csv/tsv files and workbook sheets are read cell by cell."""
         f = self._files[rel]
         ext = rel.rsplit(".", 1)[-1].lower() if "." in rel else ""
+        if f.kind == "workbook" and ext != "xls":
+            from ..extract.sheets import value_cells  # the grid only: row numbers and coordinates are not numbers
+
+            return [x for cell in value_cells(f.text) for x in parse_numbers(cell)]
         if ext in ("csv", "tsv") or f.kind == "workbook":
             import csv
 
