@@ -43,6 +43,7 @@ class JudgeConfig(BaseModel):
     max_images: int = Field(default=8, ge=0)
     cache_dir: Path | str | bool | None = None
     temperature: float = Field(default=0.0, ge=0)
+    max_completion_tokens: int | None = Field(default=200_000, ge=1)  # what the official judge sends
 
     @classmethod
     def build(cls, **options: Any) -> JudgeConfig:
