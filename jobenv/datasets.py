@@ -23,7 +23,6 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -43,7 +42,6 @@ __all__ = [
     "import_snapshot",
     "download",
     "read_manifest",
-    "cli_download",
 ]
 
 JOBBENCH_REPO_ID = "JobBench/job-bench"
@@ -306,20 +304,3 @@ def download(
         ) from None
     # snapshot_download returns <cache>/snapshots/<commit sha>: that is the resolved revision
     return import_snapshot(path, dataset=dataset, repo_id=repo, revision=path.name, dest_root=root)
-
-
-def cli_download(args: Any) -> int:
-    """``jobenv download``: exit 0 when every task validated, 1 when some were invalid (they are skipped)."""
-    dest = Path(args.data_dir).expanduser() if args.data_dir else None
-    if args.from_dir:
-        manifest = import_snapshot(
-            Path(args.from_dir), dataset=args.dataset, repo_id=args.repo_id, revision=args.revision or "local", dest_root=dest
-        )
-    else:
-        manifest = download(args.dataset, repo_id=args.repo_id, revision=args.revision, dest_root=dest)
-    root = (dest or data_dir()) / args.dataset
-    counts = ", ".join(f"{k}: {v} tasks" for k, v in sorted(manifest.counts.items()))
-    print(f"{manifest.repo_id}@{manifest.revision} -> {root} ({counts}; {len(manifest.files)} files)")
-    for uid, err in manifest.invalid.items():
-        print(f"invalid (skipped): {uid}: {err}")
-    return 1 if manifest.invalid else 0

@@ -23,7 +23,7 @@ from typing import Any
 
 from .errors import TaskFormatError
 
-__all__ = ["EpisodeResult", "solution_actions", "run_solution_agent", "run_do_nothing_agent", "run_demo", "cli_demo"]
+__all__ = ["EpisodeResult", "solution_actions", "run_solution_agent", "run_do_nothing_agent", "run_demo", "demo_judge_kind", "demo_ok"]
 
 LLM_ENV_VARS = ("JOBENV_JUDGE_BASE_URL", "JOBENV_JUDGE_API_KEY", "JOBENV_JUDGE_MODEL")
 SOLUTION_DIR = "solution"  # under /workspace, beside task_folder/ and output/
@@ -111,6 +111,7 @@ async def run_demo(
     task_ids: list[str] | None = None,
     judge: str | None = None,
     progress: Any = None,
+    sandbox_options: dict[str, Any] | None = None,
 ) -> list[EpisodeResult]:
     """Run both agents on every (or each named) task, one after the other. ``progress(result)`` is called
     after each episode. Raises JobenvError for an unknown env/task or an unusable sandbox."""
@@ -127,7 +128,8 @@ async def run_demo(
         if missing:
             raise TaskFormatError(f"{env_id}: unknown task(s) {', '.join(missing)}")
         tasks = [known[w] for w in wanted]
-    env = JobEnv(tasks, sandbox=sandbox, judge=judge or demo_judge_kind(), max_steps=50)
+    env = JobEnv(tasks, sandbox=sandbox, judge=judge or demo_judge_kind(), max_steps=50,
+                 sandbox_options=sandbox_options)
     env.env_id = env_id
     results: list[EpisodeResult] = []
     try:
@@ -156,68 +158,3 @@ def demo_ok(results: list[EpisodeResult], judge_kind: str) -> bool:
             if r.agent == "do-nothing" and r.reward != 0.0:
                 return False
     return True
-
-
-def cli_demo(args: Any) -> int:
-    """``jobenv demo``: see the module docstring for what runs and the exit status."""
-    import asyncio
-
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    from rich.table import Table
-
-    from .registry import load_tasks
-
-    console = Console()
-    env_id = getattr(args, "env", "jobenv/sample")
-    task_ids = getattr(args, "tasks", None) or None
-    sandbox = getattr(args, "sandbox", "local")
-    kind = demo_judge_kind()
-    n_tasks = len(task_ids) if task_ids else len(load_tasks(env_id))
-    judge_desc = f"LLM judge ({os.environ.get('JOBENV_JUDGE_MODEL')})" if kind == "llm" else "deterministic checks"
-    console.print(f"[bold]jobenv demo[/]: {env_id}, {n_tasks} tasks x 2 agents, sandbox={sandbox}, judge={judge_desc}")
-
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console, transient=True,
-    ) as bar:
-        pid = bar.add_task("episodes", total=n_tasks * 2)
-
-        def advance(r: EpisodeResult) -> None:
-            bar.update(pid, advance=1, description=f"{r.agent:>10} {r.task_id}")
-
-        results = asyncio.run(run_demo(env_id, sandbox=sandbox, task_ids=task_ids, judge=kind, progress=advance))
-
-    by_task: dict[str, dict[str, EpisodeResult]] = {}
-    for r in results:
-        by_task.setdefault(r.task_id, {})[r.agent] = r
-    any_notes = any(r.note for r in results)
-    table = Table(title=f"Rewards on {env_id} ({judge_desc})")
-    table.add_column("task", no_wrap=True)
-    table.add_column("solution agent", justify="right")
-    table.add_column("do-nothing agent", justify="right")
-    table.add_column("seconds", justify="right")
-    if any_notes:
-        table.add_column("notes")
-
-    def cell(r: EpisodeResult | None) -> str:
-        if r is None:
-            return "-"
-        return f"{r.reward:.4f}" if r.status == "ok" else f"[red]error[/] ({r.reward:.1f})"
-
-    for tid, rows in by_task.items():
-        secs = sum(r.seconds for r in rows.values())
-        row = [tid, cell(rows.get("solution")), cell(rows.get("do-nothing")), f"{secs:.1f}"]
-        if any_notes:
-            row.append("; ".join(f"{a}: {r.note}" for a, r in rows.items() if r.note)[:160])
-        table.add_row(*row)
-    console.print(table)
-    for agent in ("solution", "do-nothing"):
-        rs = [r for r in results if r.agent == agent]
-        if rs:
-            mean = sum(r.reward for r in rs) / len(rs)
-            console.print(f"{agent:>10}: mean reward {mean:.4f} over {len(rs)} episodes")
-    ok = demo_ok(results, kind)
-    if not ok:
-        console.print("[red]demo: some episode did not behave as expected (see the table)[/]")
-    return 0 if ok else 1

@@ -22,6 +22,7 @@ __all__ = [
     "UnknownTaskError",
     "PolicyError",
     "QualityGateError",
+    "MissingExtraError",
 ]
 
 
@@ -82,3 +83,7 @@ class PolicyError(JobenvError):
 
 class QualityGateError(JobenvError):
     """The task generator could not produce a task that passes its quality gate."""
+
+
+class MissingExtraError(JobenvError):
+    """An optional part of jobenv was used without its extra installed; the message names the ``pip install``."""

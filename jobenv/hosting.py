@@ -29,7 +29,6 @@ environment (``JOBENV_JUDGE_*`` variables, read by :func:`jobenv.judge.make_judg
 # No ``from __future__ import annotations`` here: the SDK reads tool signatures with typing.get_type_hints, and the
 # tool methods are built inside a function, so their annotations must be real objects rather than strings.
 
-import argparse
 import asyncio
 import json
 import os
@@ -59,7 +58,7 @@ __all__ = [
     "redact_report",
     "build_environments",
     "make_server",
-    "cli_serve",
+    "serve",
 ]
 
 SANDBOX_ENV_VAR = "JOBENV_SANDBOX"
@@ -510,22 +509,21 @@ def make_server(sandbox: Any = None, judge: str | None = None, **kwargs: Any) ->
     return Server(build_environments(sandbox, judge, **kwargs))
 
 
-def cli_serve(args: argparse.Namespace) -> int:
-    """``jobenv serve``: host the environments on ``--host``/``--port`` until interrupted.
+def serve(*, host: str = "0.0.0.0", port: int = 8080, sandbox: str | None = None) -> int:
+    """Host the environments on ``host``/``port`` until interrupted (``jobenv serve``).
 
     Bad options (unknown ``$JOBENV_SERVE_ENVS`` entry) raise UnknownEnvError, which the CLI prints as one line.
     """
     from openreward.environments import Server
 
-    sandbox = getattr(args, "sandbox", None)
     classes = build_environments(sandbox=sandbox)
     server = Server(classes)
     routes = ", ".join(f"/{c.__name__.lower()}" for c in classes)
     print(
-        f"jobenv serve: http://{args.host}:{args.port} serving {routes} "
+        f"jobenv serve: http://{host}:{port} serving {routes} "
         f"(sandbox {_ServeConfig(sandbox).backend()}, judge {_ServeConfig().judge_kind()})",
         file=sys.stderr,
         flush=True,
     )
-    server.run(host=args.host, port=int(args.port))
+    server.run(host=host, port=port)
     return 0

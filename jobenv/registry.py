@@ -205,39 +205,3 @@ def _install_gymnasium_hook() -> None:
         register_gymnasium()
     elif not any(isinstance(f, _RegisterWhenGymnasiumLoads) for f in sys.meta_path):
         sys.meta_path.insert(0, _RegisterWhenGymnasiumLoads())
-
-
-def cli_list(args: Any) -> int:
-    """``jobenv list``: ids, task counts and whether each is on disk."""
-    from .datasets import data_dir
-
-    for env_id, spec in ENV_SPECS.items():
-        if spec.dataset == "sample":
-            state, count = "bundled", str(len(load_tasks(env_id)))
-        elif spec.dataset == "synthetic":
-            state, count = "generated on demand", "-"
-        else:
-            present = all((data_dir() / spec.dataset / s).is_dir() for s in spec.splits)
-            if spec.dataset == "jobtasks" and not present:
-                state, count = "generated stand-in (not downloaded)", str(DEFAULT_SYNTHETIC_TASKS)
-            else:
-                state = "downloaded" if present else f"not downloaded: {DOWNLOAD_HINT[spec.dataset]}"
-                count = str(spec.expected_count or "?")
-        print(f"{env_id:18} {count:>4} tasks  {state}")
-    return 0
-
-
-def cli_tasks(args: Any) -> int:
-    """``jobenv tasks ENV``: index, task id and rubric count of each task."""
-    for i, task in enumerate(load_tasks(args.env_id)):
-        print(f"{i:4d}  {task.uid:45} {len(task.rubrics):3d} rubrics  checks={'yes' if task.has_checks else 'no'}")
-    return 0
-
-
-def cli_validate(args: Any) -> int:
-    """``jobenv validate [ENV]``: load every task; a malformed one is a clear error (exit 2)."""
-    tasks = load_tasks(args.env_id)
-    rubrics = sum(len(t.rubrics) for t in tasks)
-    criteria = sum(len(r.criteria) for t in tasks for r in t.rubrics)
-    print(f"{args.env_id}: {len(tasks)} tasks valid, {rubrics} rubrics, {criteria} criteria")
-    return 0

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from ..errors import SandboxError
@@ -25,7 +24,6 @@ __all__ = [
     "workspace_relpath",
     "make_sandbox",
     "BACKENDS",
-    "cli_gc",
 ]
 
 BACKENDS = ("local", "docker")
@@ -55,18 +53,3 @@ def make_sandbox(backend: "str | Sandbox" = "local", *, limits: SandboxLimits | 
     except TypeError as exc:
         raise SandboxError(f"bad option for the {backend!r} sandbox: {exc}") from None
     raise SandboxError(f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)} or pass a Sandbox")
-
-
-def cli_gc(args: argparse.Namespace) -> int:
-    """``jobenv gc``: remove sandboxes whose owning process is gone (local cgroups/temp dirs, docker containers)."""
-    from .local import gc_local
-
-    n = gc_local(verbose=True)
-    try:
-        from .docker import gc_docker
-
-        n += gc_docker(verbose=True)
-    except SandboxError as exc:
-        print(f"docker: skipped ({exc})")
-    print(f"removed {n} leftover sandbox resource(s)")
-    return 0

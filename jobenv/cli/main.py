@@ -1,0 +1,79 @@
+"""The ``jobenv`` command line: one entry point, one module per subcommand.
+
+Each command module (``jobenv/cli/<command>.py``) declares ``NAME``, ``HELP``, ``add_arguments(parser)``, a frozen
+``Options`` dataclass whose fields are exactly the parser's destinations, and ``run(options) -> int``. The
+modules import their heavy dependencies inside ``run``, so ``jobenv --help`` stays fast.
+
+Exit statuses: a bad flag value is one line and exit 2 before any work (see :mod:`jobenv.cli._common`); a
+:class:`~jobenv.errors.JobenvError` raised by a handler is one line and exit 2; Ctrl-C is 130; everything else is
+the handler's own status.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+from . import (
+    build_image,
+    demo,
+    download,
+    gc,
+    generate,
+    judge,
+    list_envs,
+    report,
+    rollout,
+    serve,
+    tasks,
+    validate,
+)
+from ._common import DefaultsFormatter, OneLineParser
+
+__all__ = ["COMMANDS", "build_parser", "main", "options_for"]
+
+COMMANDS: tuple[ModuleType, ...] = (
+    list_envs, tasks, validate, download, demo, judge, rollout, report, serve, generate, gc, build_image,
+)
+_BY_NAME = {m.NAME: m for m in COMMANDS}
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def build_parser() -> OneLineParser:
+    p = OneLineParser(prog="jobenv", description="RL environments for professional white-collar work.",
+                      formatter_class=DefaultsFormatter)
+    p.add_argument("--version", action="version", version=f"jobenv {_version()}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=OneLineParser)
+    for module in COMMANDS:
+        s = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP, formatter_class=DefaultsFormatter)
+        module.add_arguments(s)
+    return p
+
+
+def options_for(command: str, namespace: Any) -> Any:
+    """The command's typed ``Options`` built from a parsed namespace (the fields must match the parser's)."""
+    cls = _BY_NAME[command].Options
+    values = {k: v for k, v in vars(namespace).items() if k != "command"}
+    return cls(**{f.name: values[f.name] for f in dataclasses.fields(cls)})
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from ..errors import JobenvError
+
+    ns = build_parser().parse_args(argv)
+    try:
+        return int(_BY_NAME[ns.command].run(options_for(ns.command, ns)) or 0)
+    except JobenvError as exc:
+        print(f"jobenv {ns.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"jobenv {ns.command}: interrupted", file=sys.stderr)
+        return 130

