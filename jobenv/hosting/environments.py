@@ -34,7 +34,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the installation
     raise MissingExtraError("hosting needs the openreward SDK: pip install 'jobenv[hosting]'") from None
 
-from ..tools import TOOL_DESCRIPTIONS, TOOL_NAMES, tool_schemas
+from ..tools import CONCURRENT_TOOLS, SUBMIT, TOOL_DESCRIPTIONS, TOOL_NAMES, tool_schemas
 from .config import HOSTED_DATASETS, HostedDataset, ServeConfig
 from .redact import PrivateText, private_texts, public_task_spec, redact_report
 from .runtime import Runtime
@@ -77,13 +77,6 @@ def _arguments_model(name: str) -> type[ToolArguments]:
 
     return type(f"{name.title().replace('_', '')}Arguments", (ToolArguments,),
                 {"model_json_schema": classmethod(model_json_schema), "__module__": __name__})
-
-
-def _concurrent_tools() -> frozenset[str]:
-    from .. import tools
-
-    # TODO(rebase): the tool table's CONCURRENT_TOOLS once jobenv/tools/ lands; same set as the old hosting.py
-    return frozenset(getattr(tools, "CONCURRENT_TOOLS", {"bash", "read", "glob", "grep", "ls"}))
 
 
 class JobenvEnvironment(Environment):
@@ -135,8 +128,8 @@ class JobenvEnvironment(Environment):
     def get_prompt(self) -> list[Any]:
         from ..prompt import build_prompt
 
-        rules = self._rt.rules
-        return [TextBlock(text=build_prompt(self._task, max_steps=rules.max_steps, time_limit_s=rules.time_limit_s))]
+        # hosted sandboxes use the default limits (no network), so the prompt says what the env's default says
+        return [TextBlock(text=build_prompt(self._task, rules=self._rt.rules))]
 
     # ---- session life cycle -----------------------------------------------------------------------------
     async def setup(self) -> None:
@@ -302,9 +295,9 @@ def _tool_method(name: str) -> Any:
     method.__name__ = method.__qualname__ = name
     method.__doc__ = TOOL_DESCRIPTIONS[name]
     method.__annotations__ = {"params": model, "return": ToolOutput}
-    if name == "submit":
+    if name == SUBMIT:
         return tool(exclusive=True)(method)  # waits for in-flight calls, so nothing changes what it grades
-    return tool(concurrent=name in _concurrent_tools())(method)
+    return tool(concurrent=name in CONCURRENT_TOOLS)(method)
 
 
 for _name in TOOL_NAMES:
