@@ -146,6 +146,10 @@ def load_tasks(env_id: str, **options: Any) -> list[Task]:
         return _load_downloaded(spec)
     if spec.dataset == "jobtasks" and (data_dir() / "jobtasks" / "train").is_dir():
         return _load_downloaded(spec)
+    from .extras import require
+
+    require("synthetic", f"{spec.id} (tasks generated on this machine; or download them: {DOWNLOAD_HINT['jobtasks']})"
+            if spec.dataset == "jobtasks" else spec.id)
     from .synthetic import ensure_default_split
 
     if spec.dataset == "jobtasks":

@@ -8,6 +8,7 @@ One module per concept, dependencies in one direction:
 - :mod:`.collect`: :func:`collect` (many episodes, ``k`` attempts per task, resumable)
 - :mod:`.summary`: :func:`summarize`, :func:`pass_at_k`, the terminal table
 - :mod:`.report`: the self-contained HTML report
+- the commands ``jobenv rollout`` / ``jobenv report`` live in :mod:`jobenv.cli`
 
 Failure behaviour is stated in each module: one episode's failure is recorded in its trajectory, never
 raised; bad arguments raise :class:`~jobenv.errors.JobenvError` before any work starts.

@@ -30,12 +30,14 @@ def free_port() -> int:
 class ServeProcess:
     """``jobenv serve`` in a subprocess; ``url`` is its base URL. Stopped by pid (its own process group)."""
 
-    def __init__(self, tmp: Path, *, sandbox: str = "local", env: dict[str, str] | None = None) -> None:
+    def __init__(self, tmp: Path, *, sandbox: str = "local", args: list[str] | None = None,
+                 env: dict[str, str] | None = None, data_dir: Path | None = None, wait: bool = True) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = tmp / f"serve-{self.port}.log"
-        self.data_dir = tmp / "data"  # empty: JobBench is "not downloaded" here, deterministically
-        self.data_dir.mkdir(exist_ok=True)
+        # by default an empty data dir: JobBench is "not downloaded" here, deterministically
+        self.data_dir = data_dir or tmp / "data"
+        self.data_dir.mkdir(parents=True, exist_ok=True)
         full_env = dict(os.environ)
         full_env.update(
             {
@@ -47,15 +49,25 @@ class ServeProcess:
         )
         full_env.update(env or {})
         cmd = [sys.executable, "-m", "jobenv.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-               "--sandbox", sandbox]
+               "--sandbox", sandbox, *(args or [])]
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(cmd, cwd=str(REPO), env=full_env, stdout=self._log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
-        self._wait_healthy(90.0)
+        if wait:
+            self._wait_healthy(120.0)
+
+    def jobenv_lines(self) -> list[str]:
+        """The server's own log lines (``jobenv serve: ...``), without the SDK's."""
+        return [line for line in self.log().splitlines() if line.startswith("jobenv serve:")]
+
+    def status(self, route: str = "jobenvsample") -> dict[str, Any]:
+        code, body = self.get(f"/{route}/status")
+        assert code == 200, body
+        return json.loads(body)
 
     def log(self) -> str:
         try:
-            return self.log_path.read_text(errors="replace")[-6000:]
+            return self.log_path.read_text(errors="replace")[-20000:]
         except OSError:
             return ""
 
@@ -90,6 +102,12 @@ class ServeProcess:
         except urllib.error.HTTPError as e:
             return e.code, e.read().decode()
 
+    def wait_exit(self, timeout: float = 120.0) -> int:
+        """For servers expected to refuse to start: the exit status (the log is in :meth:`log`)."""
+        rc = self.proc.wait(timeout=timeout)
+        self._log.close()
+        return rc
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             try:
@@ -101,7 +119,8 @@ class ServeProcess:
                 except ProcessLookupError:
                     pass
                 self.proc.wait(timeout=10)
-        self._log.close()
+        if not self._log.closed:
+            self._log.close()
 
 
 def strings_of(obj: Any) -> list[str]:

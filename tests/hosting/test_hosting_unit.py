@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from jobenv.hosting import HOSTED_DATASETS, public_task_spec, redact_report
+from jobenv.hosting.redact import WITHHELD
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -38,17 +41,57 @@ def test_redact_report_keeps_numbers_and_drops_wording() -> None:
         "rubrics": [{"index": 0, "rubric": rubric, "weight": 10.0, "passed": False, "score": 0.0, "status": "error",
                      "error": f"could not judge {crit}", "overall_reasoning": f"because {crit}",
                      "criteria_results": [{"index": 0, "criterion": crit, "passed": None, "reasoning": crit,
-                                           "evidence": "x"}]}],
+                                           "evidence": "x"}]}, {"index": 1, "error": "reply had no choices"}],
         "usage": {"prompt_tokens": 3, "calls": 1}, "something_new": {"rubric": rubric},
     }
     safe = redact_report(report, [rubric, crit])
     blob = repr(safe)
-    assert rubric not in blob and crit not in blob and "Zeta" not in blob
-    assert safe["rubrics"] == [{"index": 0, "weight": 10.0, "passed": False, "score": 0.0, "status": "error",
-                                "criteria_total": 1, "criteria_passed": 0, "error": "could not judge [withheld]"}]
-    assert safe["error"].startswith("rubric 0 (") and "unparseable" in safe["error"]
+    assert "Zeta" not in blob and "explicitly" not in blob
+    assert safe["rubrics"][0] == {"index": 0, "weight": 10.0, "passed": False, "score": 0.0, "status": "error",
+                                  "criteria_total": 1, "criteria_passed": 0, "error": WITHHELD}
+    assert safe["rubrics"][1] == {"index": 1, "error": "reply had no choices"}  # harmless text is kept
+    assert safe["error"] == WITHHELD
     assert safe["usage"] == {"prompt_tokens": 3, "calls": 1}
     assert "something_new" not in safe
+
+
+HOSTILE = [
+    "Quotes the vendor's \"best and final\" rate of 4.2%\tfor {region!r}",
+    "Ends with a backslash and a tab\t\\ then more words after it",
+    "Naïve café résumé — «guillemets» and ‘curly quotes’ in the summary",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+@pytest.mark.parametrize(
+    "render",
+    [
+        lambda t: f"rubric 3 ({t!r}): judge reply unparseable",
+        lambda t: f"rubric 3 ({(t[:77] + '...')!r}): failed",
+        lambda t: json.dumps({"rubric": t}),
+        lambda t: "judge said: " + ascii(t),
+        lambda t: t.upper().replace(" ", "  "),
+        lambda t: "partial quote: " + t[5:45],
+    ],
+    ids=["repr", "short-repr", "json", "ascii", "respaced", "partial"],
+)
+def test_any_rendering_of_a_rubric_is_withheld(text: str, render: Any) -> None:
+    from jobenv.hosting.redact import PrivateText
+
+    guard = PrivateText([text])
+    rendered = render(text)
+    assert guard.leaks(rendered), rendered
+    assert guard.clean(rendered) == WITHHELD
+    report = redact_report({"status": "error", "error": rendered, "rubrics": [{"error": rendered}]}, guard)
+    assert report["error"] == WITHHELD and report["rubrics"][0]["error"] == WITHHELD
+
+
+def test_unrelated_text_is_not_withheld() -> None:
+    from jobenv.hosting.redact import PrivateText
+
+    guard = PrivateText(HOSTILE)
+    for text in ("could not export /workspace/output: disk full", "judge timed out after 300 s", "rubric 2: HTTP 502"):
+        assert not guard.leaks(text) and guard.clean(text) == text
 
 
 def test_public_spec_has_exactly_the_public_fields() -> None:
@@ -67,57 +110,101 @@ def test_hosted_split_tables_name_registered_envs() -> None:
     assert {"jobbench/main", "jobbench/easy", "jobbench/all", "jobtasks/train", "jobenv/sample"} <= ids
 
 
-def test_tool_flags_and_descriptions_follow_jobenv_tools() -> None:
+def test_environment_classes_are_module_level_and_follow_the_tool_table() -> None:
     os.environ["OPENREWARD_DISABLE_UPDATE_CHECK"] = "1"
-    from jobenv.hosting import build_environments
-    from jobenv.tools import TOOL_DESCRIPTIONS, TOOL_PARAMS
+    import inspect
 
-    classes = build_environments(envs="sample,jobbench")
-    assert [c.__name__ for c in classes] == ["JobenvSample", "JobBench"]
-    cls = classes[0]
+    from openreward.environments import Environment
+
+    from jobenv.hosting import environments
+    from jobenv.tools import TOOL_DESCRIPTIONS, TOOL_NAMES
+
+    found = {name for name, obj in vars(environments).items()
+             if inspect.isclass(obj) and issubclass(obj, Environment) and obj.__module__ == environments.__name__}
+    assert {"JobBench", "JobTasks", "JobenvSample"} <= found
+    cls = environments.JobenvSample
     listed = {t.name: t for t in cls.list_tools().tools}
-    assert set(listed) == set(TOOL_PARAMS) | {"submit"}
+    assert set(listed) == set(TOOL_NAMES)
+    concurrent = {"bash", "read", "glob", "grep", "ls"}
     for name, spec in listed.items():
         assert spec.description == TOOL_DESCRIPTIONS[name]
         fn = getattr(cls, name)
-        assert getattr(fn, "_env_tool_concurrent") is (name in {"bash", "read", "glob", "grep", "ls"}), name
-        assert getattr(fn, "_env_tool_exclusive") is (name == "submit"), name
-    assert listed["submit"].input_schema is None
+        assert fn._env_tool_concurrent is (name in concurrent), name
+        assert fn._env_tool_exclusive is (name == "submit"), name
+
+
+def test_serve_config_reads_the_environment_and_rejects_bad_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jobenv.errors import JobenvError
+    from jobenv.hosting import ServeConfig
+
+    monkeypatch.setenv("JOBENV_SANDBOX", "docker")
+    monkeypatch.setenv("JOBENV_SERVE_JUDGE", "checks")
+    monkeypatch.setenv("JOBENV_SERVE_IDLE_TIMEOUT", "30")
+    cfg = ServeConfig.from_env(max_steps=7)
+    assert (cfg.sandbox, cfg.judge, cfg.idle_timeout_s, cfg.max_steps) == ("docker", "checks", 30.0, 7)
+    assert ServeConfig.from_env(judge="llm").judge == "llm"  # explicit values win
+    monkeypatch.setenv("JOBENV_SANDBOX", "local")
+    with pytest.raises(JobenvError, match="docker"):
+        ServeConfig.from_env(sandbox_image="img:1")
+    monkeypatch.setenv("JOBENV_SERVE_JUDGE", "gpt")
+    with pytest.raises(JobenvError, match="judge"):
+        ServeConfig.from_env()
 
 
 def test_unknown_hosted_env_is_a_clear_error() -> None:
     from jobenv.errors import UnknownEnvError
-    from jobenv.hosting import build_environments
+    from jobenv.hosting.config import select_datasets
 
     with pytest.raises(UnknownEnvError, match="jobbench"):
-        build_environments(envs="nope")
+        select_datasets("nope")
 
 
 def test_serve_parser_defaults() -> None:
     from jobenv.cli import build_parser
 
     args = build_parser().parse_args(["serve"])
-    assert (args.host, args.port, args.sandbox) == ("0.0.0.0", 8080, None)
-    args = build_parser().parse_args(["serve", "--host", "127.0.0.1", "--port", "9001", "--sandbox", "docker"])
-    assert (args.host, args.port, args.sandbox) == ("127.0.0.1", 9001, "docker")
+    assert (args.host, args.port, args.sandbox, args.max_steps, args.scoring) == ("0.0.0.0", 8080, None, 100, "strict")
+    args = build_parser().parse_args(["serve", "--host", "127.0.0.1", "--port", "9001", "--sandbox", "docker",
+                                      "--sandbox-image", "img:1", "--judge", "checks", "--time-limit", "60",
+                                      "--idle-timeout", "30"])
+    assert (args.port, args.sandbox, args.sandbox_image, args.judge, args.time_limit, args.idle_timeout) == (
+        9001, "docker", "img:1", "checks", 60.0, 30.0)
+
+
+def _serve(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, "PYTHONPATH": str(REPO), "OPENREWARD_DISABLE_UPDATE_CHECK": "1", **env}
+    return subprocess.run([sys.executable, "-m", "jobenv.cli", "serve", "--host", "127.0.0.1", "--port", "1", *args],
+                          cwd=str(REPO), env=full, capture_output=True, text=True, timeout=120)
 
 
 def test_serve_with_unknown_env_selection_exits_with_one_line_error() -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "OPENREWARD_DISABLE_UPDATE_CHECK": "1", "JOBENV_SERVE_ENVS": "nope"}
-    res = subprocess.run([sys.executable, "-m", "jobenv.cli", "serve", "--host", "127.0.0.1", "--port", "1"],
-                         cwd=str(REPO), env=env, capture_output=True, text=True, timeout=120)
+    res = _serve(JOBENV_SERVE_ENVS="nope")
     assert res.returncode == 2
     assert "jobenv serve: error: unknown hosted environment 'nope'" in res.stderr
     assert "Traceback" not in res.stderr
 
 
+def test_serve_with_nothing_to_serve_says_why(tmp_path: Path) -> None:
+    res = _serve("--envs", "jobbench", JOBENV_DATA=str(tmp_path))
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert lines[-1].startswith("jobenv serve: error: nothing to serve") and "Traceback" not in res.stderr
+    assert any("not serving /jobbench" in line and "jobenv download" in line for line in lines)
+
+
+def test_image_without_docker_sandbox_is_a_usage_error() -> None:
+    res = _serve("--envs", "sample", "--sandbox", "local", "--sandbox-image", "img:1")
+    assert res.returncode == 2 and "needs the docker sandbox" in res.stderr and "Traceback" not in res.stderr
+
+
 def test_make_server_builds_the_sdk_server_for_the_chosen_classes() -> None:
     from openreward.environments import Server
 
-    from jobenv.hosting import make_server
+    from jobenv.hosting import ServeConfig, make_server
 
-    server = make_server(sandbox="local", judge="checks", envs="sample")
+    server = make_server(ServeConfig(sandbox="local", judge="checks", envs=["sample"]), quiet=True)
     assert isinstance(server, Server)
     assert list(server._env_classes) == ["jobenvsample"]
     paths = {getattr(r, "path", "") for r in server.app.routes}
-    assert {"/health", "/{env_name}/call", "/{env_name}/tasks"} <= paths
+    assert {"/health", "/{env_name}/call", "/{env_name}/tasks", "/{env_name}/status"} <= paths
+    assert server.jobenv_runtime.status()["open_sandboxes"] == 0

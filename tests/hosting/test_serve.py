@@ -71,15 +71,18 @@ def tool_error(fn: Any) -> Any:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def test_environments_and_splits(serve: ServeProcess, orclient: Any) -> None:
+def test_only_routes_whose_tasks_load_are_served(serve: ServeProcess, orclient: Any) -> None:
     status, body = serve.get("/list_environments")
     assert status == 200
-    assert json.loads(body) == ["jobbench", "jobtasks", "jobenvsample"]
-    assert env_handle(orclient, serve, "jobbench").list_splits() == ["main", "easy", "all"]
+    # JobBench is not downloaded here: not served, with one log line that says how to fix it
+    assert json.loads(body) == ["jobtasks", "jobenvsample"]
+    skipped = [line for line in serve.jobenv_lines() if "not serving /jobbench" in line]
+    assert len(skipped) == 1 and "jobenv download" in skipped[0], serve.jobenv_lines()
     assert env_handle(orclient, serve, "jobtasks").list_splits() == ["train"]
     assert env_handle(orclient, serve, SAMPLE).list_splits() == ["sample"]
     status, body = serve.get("/jobtasks/splits")
     assert json.loads(body) == [{"name": "train", "type": "train"}]
+    assert serve.status()["open_sandboxes"] == 0
 
 
 def test_list_tasks_gives_public_specs_only(serve: ServeProcess, orclient: Any) -> None:
@@ -95,34 +98,34 @@ def test_list_tasks_gives_public_specs_only(serve: ServeProcess, orclient: Any) 
     assert "solution" not in raw and "task_card" not in raw
 
 
-def test_undownloaded_split_is_a_clear_error(serve: ServeProcess, orclient: Any) -> None:
-    status, body = serve.post("/jobbench/tasks", {"split": "main"})
-    assert status == 500
-    assert "DatasetNotFoundError" in body and "download" in body
+def test_unknown_split_is_a_client_error(serve: ServeProcess, orclient: Any) -> None:
     status, body = serve.post(f"/{SAMPLE}/tasks", {"split": "nope"})
     assert status == 400
     # the server is unharmed
     assert env_handle(orclient, serve).list_splits() == ["sample"]
 
 
-def test_tools_in_openai_format(serve: ServeProcess, orclient: Any) -> None:
-    tools = env_handle(orclient, serve).list_tools(format="openai")
-    by_name = {t["name"]: t for t in tools}
-    assert set(by_name) == set(TOOL_PARAMS) | {"submit"}
-    for name, spec in by_name.items():
-        assert spec["type"] == "function"
-        assert len(spec["description"]) > 20, name
-    for name in TOOL_PARAMS:
-        params = by_name[name]["parameters"]
-        assert params["type"] == "object" and params["properties"], name
-        for pname, prop in params["properties"].items():
-            if name != "todo_write":
-                assert prop.get("description"), f"{name}.{pname} has no description"
-    assert "command" in by_name["bash"]["parameters"]["required"]
-    assert not by_name["submit"]["parameters"]  # submit takes no arguments
-    status, raw = serve.get(f"/{SAMPLE}/tools")
-    raw_tools = {t["name"]: t for t in json.loads(raw)["tools"]}
-    assert raw_tools["bash"]["input_schema"]["properties"]["command"]["type"] == "string"
+def test_tool_schemas_are_the_local_ones(serve: ServeProcess, orclient: Any) -> None:
+    from openreward.api.environments.client import sanitize_tool_schema
+
+    from jobenv.tools import tool_schemas
+
+    local = {s["function"]["name"]: s["function"] for s in tool_schemas()}
+    # what the server sends is exactly the local schema ...
+    status, raw_body = serve.get(f"/{SAMPLE}/tools")
+    served = {t["name"]: t for t in json.loads(raw_body)["tools"]}
+    assert set(served) == set(local) == set(TOOL_PARAMS) | {"submit"}
+    for name, spec in local.items():
+        assert served[name]["description"] == spec["description"], name
+        assert served[name]["input_schema"] == spec["parameters"], name
+    # ... none of pydantic's decorations (title, anyOf with null, null defaults) among it ...
+    raw = json.dumps([served[n]["input_schema"] for n in served])
+    assert '"title"' not in raw and '"anyOf"' not in raw and '"default": null' not in raw
+    # ... and the client's OpenAI format is its usual rendering of the local schema
+    hosted = {t["name"]: t for t in env_handle(orclient, serve).list_tools(format="openai")}
+    for name, spec in local.items():
+        assert hosted[name]["parameters"] == sanitize_tool_schema(spec["parameters"], "openai"), name
+    assert "command" in hosted["bash"]["parameters"]["required"]
 
 
 def test_reference_solution_earns_full_reward_then_session_is_finished(serve: ServeProcess, orclient: Any) -> None:
@@ -187,15 +190,35 @@ def test_do_nothing_submission_scores_below_full(serve: ServeProcess, orclient: 
         assert_no_private([out])
 
 
-def test_bad_input_is_a_validation_error_and_the_session_lives_on(serve: ServeProcess, orclient: Any) -> None:
+def _local_observations(actions: list[dict[str, Any]]) -> list[str]:
+    """What the local env answers to ``actions`` on sample task 0 (the reference for the hosted answers)."""
+    env = jobenv.make("jobenv/sample", judge="checks")
+    try:
+        env.reset(options={"index": 0})
+        return [env.step(a)[0] for a in actions]
+    finally:
+        env.close()
+
+
+BAD_CALLS = [
+    {"name": "bash", "arguments": {}},
+    {"name": "write", "arguments": {"file_path": "x.txt", "content": "a", "colour": "red"}},
+    {"name": "no_such_tool", "arguments": {}},
+    {"name": "read", "arguments": {"file_path": 42}},
+]
+
+
+def test_bad_arguments_and_unknown_tools_are_observations_like_the_local_env(serve: ServeProcess, orclient: Any) -> None:
+    expected = _local_observations(BAD_CALLS)
     seen: list[Any] = []
     with env_handle(orclient, serve).session(split="sample", index=0) as s:
-        err = tool_error(lambda: s.call_tool("bash", {}))
-        assert err.reason == "input_validation" and "command" in err.detail
-        err = tool_error(lambda: s.call_tool("write", {"file_path": "x.txt", "content": "a", "colour": "red"}))
-        assert err.reason == "input_validation"
-        err = tool_error(lambda: s.call_tool("no_such_tool", {}))
-        assert err.reason == "not_found"
+        for call, want in zip(BAD_CALLS, expected, strict=True):
+            out = s.call_tool(call["name"], call["arguments"])
+            seen.append(out)
+            assert out.finished is False and out.reward is None, call
+            assert out.metadata["status"] == "error" and out.metadata["ok"] is False, call
+            assert out.blocks[0].text == want, call
+        assert "unknown tool 'no_such_tool'" in seen[2].blocks[0].text
         # a mistake the tool itself reports (path outside the workspace) is an ordinary, unfinished output
         out = s.call_tool("read", {"file_path": "/etc/passwd"})
         seen.append(out)
@@ -203,7 +226,21 @@ def test_bad_input_is_a_validation_error_and_the_session_lives_on(serve: ServePr
         out = s.call_tool("bash", {"command": "echo still-alive"})
         seen.append(out)
         assert "still-alive" in out.blocks[0].text and out.finished is False
+        assert out.metadata["step"] == len(BAD_CALLS) + 2  # every call counts as a step, as in the env
     assert_no_private(seen)
+
+
+def test_a_toolset_cannot_add_tools(serve: ServeProcess, orclient: Any) -> None:
+    from openreward.api._session.http import SessionResponseError
+
+    with pytest.raises(SessionResponseError) as info:
+        with env_handle(orclient, serve).session(split="sample", index=0, toolset="backsearch") as s:
+            s.call_tool("web_search", {"query": "jobbench answers"})
+    assert "not served here" in str(info.value) and "own tools" in str(info.value)
+    # without a toolset the same client gets a session, and web tools are simply unknown
+    with env_handle(orclient, serve).session(split="sample", index=0) as s:
+        out = s.call_tool("web_search", {"query": "jobbench answers"})
+        assert out.finished is False and "unknown tool 'web_search'" in out.blocks[0].text
 
 
 def test_session_by_bad_spec_is_refused(serve: ServeProcess) -> None:
@@ -215,17 +252,20 @@ def test_session_by_bad_spec_is_refused(serve: ServeProcess) -> None:
     assert status == 400 and "Invalid index" in body
 
 
-def test_sandbox_failure_comes_back_in_the_tool_output(tmp_path: Path, orclient: Any) -> None:
-    srv = ServeProcess(tmp_path, sandbox="no-such-backend")
+@pytest.mark.docker
+def test_sandbox_failure_is_an_infrastructure_error_not_a_score(tmp_path: Path, orclient: Any) -> None:
+    pytest.importorskip("docker")
+    srv = ServeProcess(tmp_path, sandbox="docker", args=["--envs", "sample", "--sandbox-image", "jobenv-test:no-such-image"])
     try:
         with env_handle(orclient, srv).session(split="sample", index=0) as s:
             assert s.get_prompt()  # the prompt needs no sandbox
             out = s.call_tool("bash", {"command": "echo hi"})
             assert out.metadata["status"] == "error" and out.metadata["error_kind"] == "sandbox"
-            assert "no-such-backend" in out.blocks[0].text
-            assert out.finished is True and out.reward == 0.0
+            assert "no-such-image" in out.blocks[0].text and out.blocks[0].text.startswith("Infrastructure error")
+            assert out.finished is True and out.reward is None  # not a 0: nothing was graded
             err = tool_error(lambda: s.call_tool("submit", {}))
             assert err.reason == "episode_finished"
+        assert srv.status()["open_sandboxes"] == 0
     finally:
         srv.stop()
 
@@ -245,7 +285,7 @@ def _judge_reply(request: dict[str, Any]) -> str:
     })
 
 
-def test_llm_judge_takes_the_key_from_session_secrets(tmp_path: Path, orclient: Any) -> None:
+def test_llm_judge_is_checked_at_start_up_and_takes_the_key_from_session_secrets(tmp_path: Path, orclient: Any) -> None:
     from tests.support.openai_server import OpenAIServer
 
     idx = solved_task_index()
@@ -254,18 +294,21 @@ def test_llm_judge_takes_the_key_from_session_secrets(tmp_path: Path, orclient: 
         env = {"JOBENV_SERVE_JUDGE": "llm", "JOBENV_JUDGE_BASE_URL": judge_srv.base_url,
                "JOBENV_JUDGE_MODEL": "test-model", "JOBENV_JUDGE_API_KEY": "", "JOBENV_JUDGE_CACHE": "0",
                "JOBENV_CACHE": str(tmp_path / "cache")}
-        srv = ServeProcess(tmp_path, env=env)
+        srv = ServeProcess(tmp_path, env=env, args=["--envs", "sample"])
         seen: list[Any] = []
         try:
+            # the missing key is said at start-up, not first discovered at submit
+            assert any("JOBENV_JUDGE_API_KEY" in line and "openai_api_key" in line for line in srv.jobenv_lines())
             handle = env_handle(orclient, srv)
-            # no key anywhere: grading cannot run, which comes back as an error output ending the episode
+            # a session without a key ends at its first call, as an infrastructure error, before any work
             with handle.session(split="sample", index=idx) as s:
-                seen.append(s.call_tool("write", {"file_path": "output/answer.md", "content": "my answer\n"}))
-                out = s.call_tool("submit", {})
+                out = s.call_tool("write", {"file_path": "output/answer.md", "content": "my answer\n"})
                 seen.append(out)
-                assert out.finished is True and out.reward == 0.0
-                assert out.metadata["status"] == "error" and "JOBENV_JUDGE_API_KEY" in out.metadata["report"]["error"]
+                assert out.finished is True and out.reward is None
+                assert out.metadata["status"] == "error" and out.metadata["error_kind"] == "judge"
+                assert "openai_api_key" in out.metadata["error"]
             assert judge_srv.requests == []
+            assert srv.status()["open_sandboxes"] == 0
             # the session's openai_api_key configures the judge: one call per rubric, all passing
             with handle.session(split="sample", index=idx, secrets={"openai_api_key": "sk-session-key"}) as s:
                 seen.append(s.call_tool("write", {"file_path": "output/answer.md", "content": "my answer\n"}))
@@ -278,6 +321,16 @@ def test_llm_judge_takes_the_key_from_session_secrets(tmp_path: Path, orclient: 
         finally:
             srv.stop()
     assert_no_private(seen)
+
+
+def test_judge_without_a_model_refuses_to_start(tmp_path: Path) -> None:
+    env = {"JOBENV_SERVE_JUDGE": "llm", "JOBENV_JUDGE_BASE_URL": "http://127.0.0.1:9/v1", "JOBENV_JUDGE_MODEL": "",
+           "JOBENV_JUDGE_API_KEY": "k"}
+    srv = ServeProcess(tmp_path, env=env, args=["--envs", "sample"], wait=False)
+    assert srv.wait_exit() == 2
+    errors = [line for line in srv.log().splitlines() if line.startswith("jobenv serve: error:")]
+    assert len(errors) == 1 and "JOBENV_JUDGE_MODEL" in errors[0], srv.log()
+    assert "Traceback" not in srv.log()
 
 
 def test_concurrent_calls_on_one_session_each_get_their_own_result(serve: ServeProcess) -> None:

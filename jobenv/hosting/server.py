@@ -1,0 +1,105 @@
+"""``make_server`` and ``serve``: the SDK's Server over configured copies of the hosted classes.
+
+What a server adds to the SDK's: only jobenv's own tools are served (a session asking for a built-in toolset,
+e.g. ``toolset="backsearch"``, is refused with HTTP 400, so no web tools appear); ``GET /{route}/status``
+answers the open-sandbox count and the limits in force; every sandbox opened or closed is a log line.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .config import ServeConfig
+from .runtime import Runtime, log
+
+__all__ = ["make_server", "serve", "configured_classes"]
+
+
+def configured_classes(runtime: Runtime) -> list[type]:
+    """One subclass per served route of the module-level class, bound to ``runtime`` (first = default route)."""
+    from .environments import ENVIRONMENT_CLASSES
+
+    out: list[type] = []
+    for ds in runtime.datasets:
+        base = ENVIRONMENT_CLASSES[ds.route]
+        out.append(type(base.__name__, (base,), {"runtime": runtime, "__doc__": base.__doc__,
+                                                 "__module__": base.__module__}))
+    return out
+
+
+class _OwnToolsOnly:
+    """ASGI middleware: a session creation that names a toolset is refused before the SDK binds it."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST" or not scope.get("path", "").endswith("/create"):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        more = True
+        while more:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            more = bool(message.get("more_body"))
+        body = b"".join(chunks)
+        try:
+            toolset = json.loads(body or b"{}").get("toolset_name")
+        except (ValueError, AttributeError):
+            toolset = None
+        if toolset:
+            detail = (f"toolset {toolset!r} is not served here: jobenv sessions use jobenv's own tools only "
+                      "(bash, read, write, edit, multi_edit, glob, grep, ls, todo_write, submit)")
+            payload = json.dumps({"detail": detail}).encode()
+            await send({"type": "http.response.start", "status": 400,
+                        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
+            await send({"type": "http.response.body", "body": payload})
+            return
+        replayed = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def make_server(config: ServeConfig | None = None, *, quiet: bool = False, **overrides: Any) -> Any:
+    """An ``openreward.environments.Server`` for ``config`` (default: :meth:`ServeConfig.from_env` with
+    ``overrides``). Start-up checks happen here (see :class:`~jobenv.hosting.runtime.Runtime`); raises JobenvError
+    when nothing can be served or the judge cannot work, MissingExtraError without the SDK.
+
+    ``server.app`` is the ASGI app; ``server.run(host, port)`` serves it with uvicorn; ``server.jobenv_runtime``
+    is the shared state (open sandboxes, routes).
+    """
+    from .environments import Server
+
+    runtime = Runtime.start(config if config is not None else ServeConfig.from_env(**overrides), quiet=quiet)
+    server = Server(configured_classes(runtime))
+
+    async def status(env_name: str) -> dict[str, Any]:
+        return runtime.status()
+
+    server.app.add_api_route("/{env_name}/status", status, methods=["GET"])
+    server.app.add_middleware(_OwnToolsOnly)
+    server.jobenv_runtime = runtime
+    return server
+
+
+def serve(config: ServeConfig, *, host: str = "0.0.0.0", port: int = 8080) -> int:
+    """Host until interrupted (``jobenv serve``). Configuration problems raise JobenvError before listening."""
+    server = make_server(config)
+    rt: Runtime = server.jobenv_runtime
+    routes = ", ".join(f"/{r} ({', '.join(s)})" for r, s in rt.routes.items())
+    limits = f"max_steps {rt.rules.max_steps}, time_limit {rt.rules.time_limit_s or 'none'}"
+    image = f" image {config.sandbox_image}" if config.sandbox_image else ""
+    log(f"http://{host}:{port} serving {routes}; sandbox {config.sandbox}{image}, judge {config.judge}, "
+        f"scoring {config.scoring}, {limits}, on_truncate {config.on_truncate}, "
+        f"idle timeout {config.idle_timeout_s:g} s")
+    server.run(host=host, port=port)
+    return 0
