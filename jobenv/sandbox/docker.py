@@ -1,10 +1,15 @@
 """The Docker sandbox: one container per episode through the ``docker`` SDK (imported lazily).
 
 Container settings: memory (``mem_limit`` = ``memswap_limit``), CPUs (``nano_cpus``), ``pids_limit``,
-``network_mode="none"`` unless ``limits.network``, ``cap_drop=["ALL"]``, ``no-new-privileges``, a read-only root
-file system with a size-capped tmpfs ``/tmp``, and ``/workspace`` on a per-sandbox *tmpfs volume* of
+``network_mode="none"``, ``cap_drop=["ALL"]``, ``no-new-privileges``, no log driver, a read-only root file system
+with size-capped tmpfs ``/tmp`` and ``/dev/shm``, and ``/workspace`` on a per-sandbox *tmpfs volume* of
 ``workspace_mb`` (a volume rather than a ``--tmpfs`` mount because the archive API cannot write into tmpfs
-mounts). Files move with ``put_archive``/``get_archive`` so a remote ``DOCKER_HOST`` works. Containers and volumes
+mounts); the three fit inside the memory limit. ``network="web"`` attaches the same fenced user-mode stack as the
+local backend (:mod:`jobenv.sandbox._net`) to the container's network namespace, which needs the engine on this
+host and root. Before the first container of an image starts, the image is searched once for an installed jobenv
+or a task rubric; one found refuses the start (SandboxError naming the path). Files move with
+``put_archive``/``get_archive`` (streamed, never buffered whole; exports bounded like the local backend's by
+depth, path length and total apparent size) so a remote ``DOCKER_HOST`` works for ``"off"``. Containers and volumes
 carry the labels ``jobenv.sandbox=1``, ``jobenv.owner_pid`` and ``jobenv.owner_host``; ``close`` removes both and
 ``jobenv gc`` removes those whose owner process is gone.
 
@@ -23,6 +28,7 @@ import concurrent.futures
 import io
 import os
 import posixpath
+import shutil
 import socket
 import tarfile
 import threading
@@ -32,8 +38,18 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SandboxError, SandboxUnavailableError, WorkspacePathError
-from ._fs import write_rejected
-from .base import WORKSPACE, CommandResult, FileEntry, Sandbox, SandboxLimits, workspace_relpath
+from . import _net
+from ._fs import MAX_DEPTH, ExportBudget, write_rejected
+from .base import (
+    WORKSPACE,
+    CommandResult,
+    FileEntry,
+    OutputCapture,
+    Sandbox,
+    SandboxLimits,
+    escape_name,
+    workspace_relpath,
+)
 
 __all__ = ["DockerSandbox", "DEFAULT_IMAGE", "gc_docker", "docker_client"]
 
@@ -42,7 +58,15 @@ LABEL = "jobenv.sandbox"
 # docker SDK calls block; a private pool (not asyncio's small default one) lets many sandboxes work at once
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=128, thread_name_prefix="jobenv-docker")
 
-_INIT = 'trap "exit 0" TERM; while :; do sleep 86400 & wait $!; done'
+# PID 1 keeps nothing a command could write to: its stdio is /dev/null (and the container has no log driver)
+_INIT = 'exec </dev/null >/dev/null 2>&1; trap "exit 0" TERM; while :; do sleep 86400 & wait $!; done'
+# run once per image: an image that ships jobenv (or any task rubric) would hand the agent the answers
+_IMAGE_PROBE = (
+    "find / -xdev \\( -path /proc -o -path /sys -o -path /dev -o -path /workspace \\) -prune -o "
+    "\\( -name RUBRICS.json -o -path '*-packages/jobenv' -o -path '*-packages/jobenv-*.dist-info' \\) -print 2>/dev/null "
+    "| head -n 1"
+)
+_CLEAN_IMAGES: set[str] = set()
 # $1 command, $2 timeout seconds. The watchdog starts first (before a fork bomb can use up the pids); when it
 # fires it prints a marker on the exec's stderr and kills everything but PID 1 (itself included last).
 _WRAPPER = r"""
@@ -98,6 +122,7 @@ def _finalize(state: dict[str, Any]) -> None:
     if state.get("closed"):
         return
     state["closed"] = True
+    _net.stop(state)
     _remove(state.get("client"), state.get("container"), state.get("volume"))
     try:
         if state.get("client") is not None:
@@ -129,6 +154,34 @@ def _tar_tree(src: Path | None, arcname: str) -> bytes:
                         continue  # a symlink in a task folder could point anywhere on the host
                     tf.add(p, arcname=posixpath.join(arcname, rel, f) if rel != "." else f"{arcname}/{f}", recursive=False)
     return buf.getvalue()
+
+
+class _ChunkReader(io.RawIOBase):
+    """A read-only file over an iterator of byte chunks (the Docker API's archive stream)."""
+
+    def __init__(self, chunks: Any) -> None:
+        self._it = iter(chunks)
+        self._buf = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while not self._buf:
+            try:
+                self._buf = next(self._it)
+            except StopIteration:
+                return 0
+        n = min(len(b), len(self._buf))
+        b[:n] = self._buf[:n]
+        self._buf = self._buf[n:]
+        return n
+
+    def close(self) -> None:
+        close = getattr(self._it, "close", None)
+        if close is not None:
+            close()  # ends the HTTP response: the engine stops sending
+        super().close()
 
 
 class DockerSandbox(Sandbox):
@@ -174,14 +227,17 @@ class DockerSandbox(Sandbox):
 
     def _start_blocking(self, task_folder: Path | None) -> None:
         import docker
-        from docker.types import Mount, Ulimit
+        from docker.types import LogConfig, Mount, Ulimit
 
         st = self._state
         lim = self.limits
         client = docker_client(self.base_url)
         st["client"] = client
+        if lim.web:
+            pasta = _net.pasta_binary()  # before anything is made: a missing stack is a clear error
+            policy = _net.NetworkPolicy.from_limits(lim)
         try:
-            client.images.get(self.image)
+            image = client.images.get(self.image)
         except docker.errors.ImageNotFound:
             raise SandboxError(
                 f"Docker image {self.image!r} is not present; build it with `jobenv build-image` "
@@ -207,7 +263,8 @@ class DockerSandbox(Sandbox):
                 working_dir=WORKSPACE,
                 environment={"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp",
                              "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "MPLBACKEND": "Agg"},
-                network_mode="bridge" if lim.network else "none",
+                network_mode="none",  # "web" gets the fenced user-mode stack attached below, never a bridge
+                log_config=LogConfig(type="none"),
                 mem_limit=mem,
                 memswap_limit=mem,
                 nano_cpus=int(lim.cpus * 1e9),
@@ -215,8 +272,8 @@ class DockerSandbox(Sandbox):
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 read_only=True,
-                tmpfs={"/tmp": f"size={min(lim.workspace_mb, 1024)}m,mode=1777"},
-                shm_size=f"{min(lim.workspace_mb, 256)}m",
+                tmpfs={"/tmp": f"size={lim.tmp_mb}m,mode=1777"},
+                shm_size=f"{lim.shm_mb}m",
                 mounts=[Mount(target=WORKSPACE, source=vol.name, type="volume")],
                 ulimits=[
                     Ulimit(name="fsize", soft=lim.file_size_mb * 1024 * 1024, hard=lim.file_size_mb * 1024 * 1024),
@@ -227,11 +284,48 @@ class DockerSandbox(Sandbox):
             )
             st["container"] = container.id
             container.start()
+            self._cid = container.id
+            self._check_image(image.id)
+            if lim.web:
+                pid = int(client.api.inspect_container(container.id)["State"]["Pid"])
+                if not pid or not os.path.exists(f"/proc/{pid}/ns/net"):
+                    raise SandboxUnavailableError(
+                        'network="web" on the docker backend needs the Docker engine on this host (its containers '
+                        "visible in /proc) and root; use the local backend or network=\"off\""
+                    )
+                _net.attach(pasta, pid, policy, st)
+                self._put_resolv_conf(client)
             if not client.api.put_archive(container.id, WORKSPACE, _tar_tree(task_folder, "task_folder")):
                 raise SandboxError("could not copy the task folder into the container")
         except docker.errors.DockerException as exc:
             raise SandboxError(f"docker sandbox failed to start: {exc}") from None
-        self._cid = container.id
+
+    def _check_image(self, image_id: str) -> None:
+        """The start-up guard for images: refuse one that holds jobenv itself or a task rubric (checked once)."""
+        if image_id in _CLEAN_IMAGES:
+            return
+        api = self._state["client"].api
+        ex = api.exec_create(self._cid, ["/bin/sh", "-c", _IMAGE_PROBE])
+        found = api.exec_start(ex["Id"]).decode("utf-8", "replace").strip()
+        if found:
+            raise SandboxError(
+                f"refusing to start the sandbox: the image {self.image!r} contains the host-only path {found} "
+                "(jobenv itself or a task rubric); build the sandbox image without jobenv and without task data"
+            )
+        _CLEAN_IMAGES.add(image_id)
+
+    def _put_resolv_conf(self, client: Any) -> None:
+        """Point the container's resolver at the web stack's DNS forwarder (best effort: DNS only)."""
+        data = f"nameserver {_net.DNS_ADDR}\n".encode()
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tf:
+            ti = tarfile.TarInfo("resolv.conf")
+            ti.size, ti.mode = len(data), 0o644
+            tf.addfile(ti, io.BytesIO(data))
+        try:
+            client.api.put_archive(self._cid, "/etc", buf.getvalue())
+        except Exception:
+            pass
 
     async def close(self) -> None:
         """Remove the container and its workspace volume. Idempotent; never raises."""
@@ -257,10 +351,8 @@ class DockerSandbox(Sandbox):
                 raise
 
     def _run_blocking(self, command: str, t: float) -> CommandResult:
-        from .local import _Capture
-
         api = self._state["client"].api
-        cap = _Capture(self.limits.output_chars)
+        cap = OutputCapture(self.limits.output_chars)
         t0 = time.monotonic()
         # host-side backstop in case the in-container watchdog could not run (e.g. no pid left to fork)
         backstop = threading.Timer(t + 10.0, self._kill_all_quiet)
@@ -321,16 +413,16 @@ class DockerSandbox(Sandbox):
 
     # ------------------------------------------------------------------ files
     def _get_tar(self, abspath: str) -> tarfile.TarFile | None:
+        """A *streaming* tar reader of ``abspath`` (members in order, nothing buffered whole); None if absent."""
         import docker
 
         try:
-            stream, _ = self._state["client"].api.get_archive(self._cid, abspath)
+            stream, _ = self._state["client"].api.get_archive(self._cid, abspath, chunk_size=1 << 20)
         except docker.errors.NotFound:
             return None
         except docker.errors.APIError as exc:
             raise SandboxError(f"cannot fetch {abspath}: {exc}") from None
-        data = b"".join(stream)
-        return tarfile.open(fileobj=io.BytesIO(data), mode="r:")
+        return tarfile.open(fileobj=_ChunkReader(stream), mode="r|")
 
     def _read_blocking(self, path: str) -> bytes:
         rel = workspace_relpath(path)
@@ -339,20 +431,23 @@ class DockerSandbox(Sandbox):
             tf = self._get_tar(abspath)
             if tf is None:
                 raise SandboxError(f"no such file: {abspath}")
-            member = tf.next()
-            if member is None:
-                raise SandboxError(f"no such file: {abspath}")
-            if member.issym():
-                target = member.linkname
-                base = posixpath.dirname(abspath)
-                rel = workspace_relpath(target if target.startswith("/") else posixpath.join(base, target))
-                continue
-            if member.isdir():
-                raise SandboxError(f"{abspath} is a directory, not a file")
-            if not member.isfile():
-                raise SandboxError(f"{abspath} is not a regular file")
-            f = tf.extractfile(member)
-            return f.read() if f else b""
+            with tf:
+                member = tf.next()
+                if member is None:
+                    raise SandboxError(f"no such file: {abspath}")
+                if member.issym():
+                    target = member.linkname
+                    base = posixpath.dirname(abspath)
+                    rel = workspace_relpath(target if target.startswith("/") else posixpath.join(base, target))
+                    continue
+                if member.isdir():
+                    raise SandboxError(f"{abspath} is a directory, not a file")
+                if not member.isfile():
+                    raise SandboxError(f"{abspath} is not a regular file")
+                if member.size > self.limits.workspace_mb << 20:
+                    raise SandboxError(f"{abspath} is larger than the workspace ({member.size} bytes apparent size)")
+                f = tf.extractfile(member)
+                return f.read() if f else b""
         raise WorkspacePathError(f"too many symlinks resolving {path!r}")
 
     async def read_file(self, path: str) -> bytes:
@@ -391,7 +486,7 @@ class DockerSandbox(Sandbox):
         abspath = f"{WORKSPACE}/{rel}" if rel else WORKSPACE
         api = self._state["client"].api
         # find prints metadata only: listing must not transfer file contents
-        ex = api.exec_create(self._cid, ["find", abspath, "-mindepth", "0", "-printf", r"%y %s %P\0"])
+        ex = api.exec_create(self._cid, ["find", abspath, "-mindepth", "0", "-maxdepth", str(MAX_DEPTH), "-printf", r"%y %s %P\0"])
         out = api.exec_start(ex["Id"])
         if api.exec_inspect(ex["Id"]).get("ExitCode") not in (0,):
             raise SandboxError(f"no such file or directory: {abspath}")
@@ -400,7 +495,7 @@ class DockerSandbox(Sandbox):
         for rec in out.split(b"\0"):
             if not rec:
                 continue
-            y, size, p = rec.decode("utf-8", "replace").split(" ", 2)
+            y, size, p = escape_name(rec.decode("utf-8", "surrogateescape")).split(" ", 2)
             if not p:
                 if y == "d":
                     continue  # the listed directory itself
@@ -419,38 +514,62 @@ class DockerSandbox(Sandbox):
     def _export_blocking(self, dest: Path) -> Path:
         dest = Path(dest)
         dest.mkdir(parents=True, exist_ok=True)
+        budget = ExportBudget(self.limits.workspace_mb << 20)
         tf = self._get_tar(f"{WORKSPACE}/output")
-        rejected: list[str] = []
         if tf is not None:
-            for m in tf:
-                name = m.name.split("/", 1)[1] if "/" in m.name else ""
-                if not name:
-                    continue  # output/ itself
-                parts = name.split("/")
-                if any(p in ("", ".", "..") for p in parts) or m.name.startswith("/"):
-                    rejected.append(name)
-                    continue
-                target = dest.joinpath(*parts)
-                if m.isdir():
-                    target.mkdir(parents=True, exist_ok=True)
-                elif m.isfile() or m.islnk():
-                    try:
-                        f = tf.extractfile(m)
-                    except Exception:
-                        f = None
-                    if f is None:
-                        rejected.append(name)
-                        continue
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    if target.is_symlink():
-                        target.unlink()
-                    with open(target, "wb") as out:
-                        while chunk := f.read(1 << 20):
-                            out.write(chunk)
-                else:
-                    rejected.append(name)
-        write_rejected(dest, rejected)
+            with tf:
+                self._export_members(tf, dest, budget)
+        write_rejected(dest, budget.rejected)
         return dest
+
+    def _export_members(self, tf: tarfile.TarFile, dest: Path, budget: ExportBudget) -> None:
+        """Stream the members of output/'s archive to ``dest`` within ``budget`` (see :func:`._fs.export_tree`)."""
+        copied: dict[str, Path] = {}
+        for m in tf:
+            name = m.name.split("/", 1)[1] if "/" in m.name else ""
+            if not name:
+                continue  # output/ itself
+            parts = name.split("/")
+            if any(p in ("", ".", "..") for p in parts) or m.name.startswith("/"):
+                budget.reject(name)
+                continue
+            if m.isdir():
+                host = budget.admit_path(name, is_dir=True)
+                if host is not None:
+                    (dest / host).mkdir(parents=True, exist_ok=True)
+                continue
+            if not (m.isfile() or m.islnk()):
+                budget.reject(name)
+                continue
+            host = budget.admit_path(name)
+            if host is None:
+                continue
+            target = dest / host
+            if not target.parent.is_dir():
+                continue  # its folder was refused already
+            if m.islnk():  # a hard link to a file exported before it: copy that one
+                link = m.linkname.split("/", 1)[1] if "/" in m.linkname else ""
+                src = copied.get(link)
+                if src is None or not budget.admit_bytes(name, src.stat().st_size):
+                    if src is None:
+                        budget.reject(name)
+                    continue
+                shutil.copyfile(src, target)
+                copied[name] = target
+                continue
+            if not budget.admit_bytes(name, m.size):
+                # over the total (a sparse file counts at its apparent size): stop reading the archive right here
+                # instead of streaming its bytes; everything not exported yet is refused with it
+                budget.reject("(the rest of output/: the export stopped at the size limit)")
+                return
+            f = tf.extractfile(m)
+            if f is None:
+                budget.reject(name)
+                continue
+            with open(target, "wb") as out:
+                while chunk := f.read(1 << 20):
+                    out.write(chunk)
+            copied[name] = target
 
     async def export_output(self, dest: Path) -> Path:
         self._check()
