@@ -430,6 +430,8 @@ class DockerSandbox(Sandbox):
             abspath = f"{WORKSPACE}/{rel}" if rel else WORKSPACE
             tf = self._get_tar(abspath)
             if tf is None:
+                if "\\x" in rel:
+                    return self._read_escaped(rel)
                 raise SandboxError(f"no such file: {abspath}")
             with tf:
                 member = tf.next()
@@ -449,6 +451,24 @@ class DockerSandbox(Sandbox):
                 f = tf.extractfile(member)
                 return f.read() if f else b""
         raise WorkspacePathError(f"too many symlinks resolving {path!r}")
+
+    def _read_escaped(self, rel: str) -> bytes:
+        """Read a file whose name was reported escaped (not UTF-8): the raw name cannot travel in the API's URL,
+        so a shell in the container turns the ``\\xNN`` escapes back into bytes and prints the file."""
+        api = self._state["client"].api
+        script = ('p=$(printf %b "$1"); [ -f "$p" ] && [ ! -L "$p" ] || exit 3; '
+                  '[ "$(stat -c %s -- "$p")" -le "$2" ] || exit 4; exec cat -- "$p"')
+        ex = api.exec_create(self._cid, ["/bin/bash", "-c", script, "read", rel, str(self.limits.workspace_mb << 20)],
+                             workdir=WORKSPACE)
+        data = api.exec_start(ex["Id"])
+        code = api.exec_inspect(ex["Id"]).get("ExitCode")
+        if code == 3:
+            raise SandboxError(f"no such regular file: {WORKSPACE}/{rel}")
+        if code == 4:
+            raise SandboxError(f"{WORKSPACE}/{rel} is larger than the workspace")
+        if code != 0:
+            raise SandboxError(f"cannot read {WORKSPACE}/{rel} (exit {code})")
+        return bytes(data)
 
     async def read_file(self, path: str) -> bytes:
         self._check()

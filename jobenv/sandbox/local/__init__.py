@@ -50,7 +50,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import warnings
 import weakref
@@ -60,6 +59,7 @@ from typing import IO, Any
 from ...errors import SandboxError, SandboxUnavailableError
 from .. import _fs, _net
 from ..base import WORKSPACE, CommandResult, FileEntry, OutputCapture, Sandbox, SandboxLimits
+from ..gc import host_tempdir, owner_alive
 from . import _mounts
 from ._agent import CONTROLLER
 from ._cgroups import cgroup_parents, rmdir_quiet, setup_cgroups
@@ -326,7 +326,7 @@ class LocalSandbox(Sandbox):
         )
         print("WARNING: jobenv sandbox running WITHOUT ISOLATION (unsafe_no_isolation=True)", file=sys.stderr)
         st = self._state
-        tmp = tempfile.mkdtemp(prefix=f"{self.sandbox_id}-unsafe-")
+        tmp = host_tempdir("unsafe")
         st["tmpdir"] = tmp
         ws = os.path.join(tmp, "workspace")
         os.makedirs(os.path.join(ws, "output"))
@@ -575,24 +575,8 @@ def _protect_from_oom(pid: int) -> None:
 
 
 def gc_local(verbose: bool = True) -> int:
-    """Remove cgroup directories and temp dirs (/etc copies, unsafe workspaces) of jobenv processes that are gone."""
+    """Remove the cgroup directories of jobenv processes that are gone (temp dirs: :func:`..gc.gc_host`)."""
     removed = 0
-
-    def owner_alive(name: str) -> bool:
-        try:
-            pid = int(name[len(_PREFIX):].split("-", 1)[0])
-        except ValueError:
-            return True
-        if pid == os.getpid():
-            return True
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-
     for parent in cgroup_parents():
         if not os.path.isdir(parent):
             continue
@@ -603,11 +587,4 @@ def gc_local(verbose: bool = True) -> int:
                     removed += 1
                     if verbose:
                         print(f"removed cgroup {d}")
-    tmp = tempfile.gettempdir()
-    for name in os.listdir(tmp):
-        if name.startswith(_PREFIX) and ("-unsafe-" in name or "-etc-" in name) and not owner_alive(name):
-            shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
-            removed += 1
-            if verbose:
-                print(f"removed temp dir {os.path.join(tmp, name)}")
     return removed

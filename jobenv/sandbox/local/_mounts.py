@@ -20,14 +20,13 @@ import functools
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from ...errors import SandboxError
+from ..gc import host_tempdir
 
 __all__ = ["etc_snapshot", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible"]
 
-_PREFIX = "jobenv-"
 _ETC = [
     "passwd", "group", "hosts", "nsswitch.conf", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives",
     "localtime", "timezone", "mime.types", "ssl/certs", "ssl/openssl.cnf", "ca-certificates", "ca-certificates.conf",
@@ -49,7 +48,7 @@ def etc_snapshot() -> str:
     """
     if _SNAPSHOT and os.path.isdir(_SNAPSHOT[0]):
         return _SNAPSHOT[0]
-    d = tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-etc-")
+    d = host_tempdir("etc")
     os.chmod(d, 0o755)
     etc = os.path.join(d, "etc")
     os.makedirs(etc)
