@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from jobenv.errors import SandboxError
-from jobenv.sandbox import SandboxLimits, make_sandbox
+from jobenv.sandbox import SandboxLimits
 from tests.sandbox.fixtures import assert_healthy, run
 from tests.security.episodes import grade_dirs, make_task, play
 
