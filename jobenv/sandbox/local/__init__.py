@@ -165,7 +165,7 @@ class LocalSandbox(Sandbox):
             parts.append(f"AS={lim.memory_mb << 20}")
         return ",".join(parts)
 
-    def _bwrap_args(self, info_fd: int, hidden: list[str]) -> list[str]:
+    def _bwrap_args(self, info_fd: int) -> list[str]:
         lim = self.limits
         snap = _mounts.etc_snapshot()
         # always a private network namespace: "web" gets its stack attached from the host after the launch
@@ -191,7 +191,7 @@ class LocalSandbox(Sandbox):
         for d in _mounts.python_dirs():
             a += ["--ro-bind", d, d]
         # then cover what those binds would show of jobenv itself, its data and caches
-        a += _mounts.hide_args(hidden, _mounts.mount_sources(), snap)
+        a += _mounts.hide_args(_mounts.mount_sources(), snap)
         a += [
               # the root tmpfs itself read-only: only /workspace and /tmp (both size-capped) are writable
               # ... and /dev (a tmpfs too); /dev/shm keeps its own capped, writable tmpfs
@@ -247,7 +247,7 @@ class LocalSandbox(Sandbox):
         st["fds"] += [out_r, st_r, info_r]
         cg_dirs, cg_fds = setup_cgroups(self.sandbox_id, self.limits)
         st["cgroups"] = cg_dirs
-        args = self._bwrap_args(info_w, hidden) + [
+        args = self._bwrap_args(info_w) + [
             sys.executable, "-I", "-S", "-c", CONTROLLER, str(out_w), str(st_w),
             " ".join(map(str, cg_fds)), self._rlimits(with_as=not any("/memory/" in d for d in cg_dirs)), "iso",
         ]

@@ -5,7 +5,8 @@ pandas and friends. Those same directories can hold what an agent must never see
 itself (its grader source and the bundled tasks' rubrics and solutions) lives in the prefix's site-packages, and under
 ``/usr/local`` when installed system-wide. So every file of the installed ``jobenv`` distribution (package dir,
 dist-info, console script, editable-install hooks), the data directory (``$JOBENV_DATA``) and the cache directory
-(``$JOBENV_CACHE``, the verdict cache) that lies under a mounted directory is covered by an empty read-only mount.
+(``$JOBENV_CACHE``, the verdict cache) that lies under a mounted directory is covered by an empty read-only mount
+(so only their names remain; ``import jobenv`` fails inside).
 
 :func:`check_invisible` is the guard that runs after every launch: it compares, through ``/proc/<pid>/root``, what
 the sandbox sees at each host-only path (those above plus the staged task's ``RUBRICS.json``, ``task_card.md``,
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import glob
 import os
 import shutil
 import sys
@@ -25,7 +27,9 @@ from pathlib import Path
 from ...errors import SandboxError
 from ..gc import host_tempdir
 
-__all__ = ["etc_snapshot", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible"]
+__all__ = [
+    "etc_snapshot", "python_dirs", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible",
+]
 
 _ETC = [
     "passwd", "group", "hosts", "nsswitch.conf", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives",
@@ -67,6 +71,11 @@ def etc_snapshot() -> str:
     Path(etc, "resolv.conf").write_text("")  # no name server with network "off"; "web" binds its own over it
     os.makedirs(os.path.join(d, "empty"), mode=0o555)
     Path(d, "empty-file").touch(mode=0o444)
+    os.makedirs(os.path.join(d, "absent-package"))
+    Path(d, "absent-package", "__init__.py").write_text(
+        'raise ModuleNotFoundError("No module named \'jobenv\'", name="jobenv")  # not available in a sandbox\n'
+    )
+    os.chmod(os.path.join(d, "absent-package"), 0o555)
     _SNAPSHOT[:] = [d]
     atexit.register(shutil.rmtree, d, True)
     return d
@@ -113,16 +122,24 @@ def _distribution_paths() -> tuple[str, ...]:
             # a file outside site-packages (the console script) by itself; anything else by its top-level entry
             entry = Path(str(dist.locate_file(f))) if parts[0] == ".." else Path(str(dist.locate_file(parts[0])))
             found.add(os.path.realpath(entry))
-    return tuple(sorted(found))
+    # other installs of jobenv in the standard places the mounts show (a system-wide copy next to a venv's)
+    for src, _ in mount_sources():
+        for lib in ("lib/python3*/*-packages", "local/lib/python3*/*-packages", "lib/python3/dist-packages"):
+            for name in ("jobenv", "jobenv-*.dist-info", "jobenv-*.egg-info", "__editable__*jobenv*"):
+                found.update(os.path.realpath(p) for p in glob.glob(os.path.join(src, lib, name)))
+    return tuple(sorted(p for p in found if os.path.lexists(p)))
 
 
 def host_only_paths() -> list[str]:
     """Host paths no sandbox may show: jobenv's installed files, the data directory and the cache directories."""
+    return sorted(set(_distribution_paths()) | set(_data_paths()))
+
+
+def _data_paths() -> list[str]:
     from ...datasets import data_dir
 
-    paths = set(_distribution_paths())
-    cache = os.environ.get("JOBENV_CACHE")
-    for p in (str(data_dir()), cache or "", os.path.join(Path.home(), ".cache", "jobenv")):
+    paths = set()
+    for p in (str(data_dir()), os.environ.get("JOBENV_CACHE") or "", os.path.join(Path.home(), ".cache", "jobenv")):
         if p:
             paths.add(os.path.realpath(os.path.expanduser(p)))
     return sorted(p for p in paths if os.path.lexists(p))
@@ -152,16 +169,31 @@ def _aliases(path: str, mounts: list[tuple[str, str]]) -> list[str]:
     return sorted(set(out))
 
 
-def hide_args(paths: list[str], mounts: list[tuple[str, str]], snapshot: str) -> list[str]:
-    """bwrap arguments that cover every alias of ``paths`` inside the mounts with an empty read-only mount."""
+def hide_args(mounts: list[tuple[str, str]], snapshot: str) -> list[str]:
+    """bwrap arguments that cover jobenv's own files and its data/cache dirs wherever the mounts show them.
+
+    Each is covered by an empty read-only mount (a few mounts: bubblewrap's cost grows with their number). A
+    package directory gets one holding only an ``__init__.py`` that raises ``ModuleNotFoundError``, because an
+    empty directory named ``jobenv`` on ``sys.path`` would still import as a namespace package.
+    """
     args: list[str] = []
-    for p in paths:
-        empty = os.path.join(snapshot, "empty" if os.path.isdir(p) and not os.path.islink(p) else "empty-file")
+    package = os.path.dirname(os.path.realpath(_jobenv_init()))
+    for p in sorted(set(_distribution_paths()) | set(_data_paths())):
         if os.path.islink(p):
             continue  # a symlink shows only its target's path, which is checked on its own
+        if p == package or (os.path.isdir(p) and os.path.isfile(os.path.join(p, "__init__.py"))):
+            cover = os.path.join(snapshot, "absent-package")
+        else:
+            cover = os.path.join(snapshot, "empty" if os.path.isdir(p) else "empty-file")
         for alias in _aliases(p, mounts):
-            args += ["--ro-bind", empty, alias]
+            args += ["--ro-bind", cover, alias]
     return args
+
+
+def _jobenv_init() -> str:
+    import jobenv
+
+    return str(jobenv.__file__)
 
 
 def check_invisible(root: str, paths: list[str], mounts: list[tuple[str, str]]) -> None:
