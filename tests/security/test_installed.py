@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.sandbox.fixtures import RUBRIC_SECRET, ROOT
+from tests.sandbox.fixtures import ROOT, RUBRIC_SECRET
 
 PROBE = r'''
 import asyncio, json, os, sys
