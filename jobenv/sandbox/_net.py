@@ -40,6 +40,7 @@ __all__ = ["NetworkPolicy", "pasta_binary", "attach", "resolv_conf", "DNS_ADDR",
 IFNAME = "web0"
 SANDBOX_ADDR, GATEWAY, PREFIX_LEN = "10.0.2.13", "10.0.2.14", 30
 DNS_ADDR = "10.0.2.3"
+_FALLBACK = ("/usr/bin/pasta", "/usr/sbin/pasta", "/usr/local/bin/pasta")
 BLOCKED = (
     "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24",
     "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
@@ -49,7 +50,7 @@ BLOCKED = (
 
 def pasta_binary() -> str:
     """Path of ``pasta``; SandboxUnavailableError naming the package when it is missing."""
-    found = shutil.which("pasta") or next((p for p in ("/usr/bin/pasta", "/usr/sbin/pasta") if os.access(p, os.X_OK)), None)
+    found = shutil.which("pasta") or next((p for p in _FALLBACK if os.access(p, os.X_OK)), None)
     if not found:
         raise SandboxUnavailableError(
             'network="web" needs the user-mode network stack pasta: install the "passt" package '

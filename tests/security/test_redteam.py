@@ -194,9 +194,11 @@ def test_apparent_size_budget_keeps_small_files(new_sandbox, tmp_path: Path) -> 
 
 
 # --------------------------------------------------------------------------- deep and long paths
-DEEP = "cd output && for i in $(seq 1100); do mkdir d && cd d || exit 1; done; echo deep-made"
-LONG = ("cd output && n=$(printf 'n%.0s' $(seq 250)) && for i in $(seq 20); do mkdir $n && cd $n || exit 1; done; "
-        "echo x > f; echo long-made")
+# one process, no fork per level: the machine may be busy
+DEEP = ("cd output && python3 -c \"import os\nfor i in range(1100): os.mkdir('d'); os.chdir('d')\" "
+        "&& echo deep-made")
+LONG = ("cd output && python3 -c \"import os\nfor i in range(20): os.mkdir('n' * 250); os.chdir('n' * 250)\n"
+        "open('f', 'w').write('x')\" && echo long-made")
 
 
 @pytest.mark.parametrize("script", [DEEP, LONG], ids=["deep", "long"])
