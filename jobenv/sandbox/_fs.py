@@ -31,12 +31,13 @@ from .base import WORKSPACE, FileEntry, escape_name, workspace_relpath
 
 __all__ = [
     "resolve", "read_file", "write_file", "list_files", "export_tree", "stage_tree", "remove_tree", "ExportBudget",
-    "REJECTED_NAME", "MAX_DEPTH", "MAX_PATH_BYTES",
+    "REJECTED_NAME", "MAX_DEPTH", "MAX_PATH_BYTES", "MAX_ENTRIES",
 ]
 
 REJECTED_NAME = ".jobenv_rejected.json"
 MAX_DEPTH = 64  # directory levels below output/ that are exported (and listed)
 MAX_PATH_BYTES = 1024  # longest exported path below output/, in bytes: far below PATH_MAX on any host
+MAX_ENTRIES = 20_000  # files and folders exported at most (empty files cost no bytes but still cost time)
 _MAX_HOPS = 40
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -127,7 +128,8 @@ def _open_dir(ws: str, rel_dir: str, *, create: bool = False) -> int:
     return fd
 
 
-def read_file(ws: str, path: str) -> bytes:
+def read_file(ws: str, path: str, *, max_bytes: int | None = None) -> bytes:
+    """Bytes of a regular file; SandboxError for anything else, or when its apparent size exceeds ``max_bytes``."""
     rel = resolve(ws, workspace_relpath(path))
     if not rel:
         raise SandboxError(f"{WORKSPACE} is a directory, not a file")
@@ -146,6 +148,9 @@ def read_file(ws: str, path: str) -> bytes:
         os.close(fd)
         what = "a directory, not a file" if stat.S_ISDIR(st.st_mode) else "not a regular file"
         raise SandboxError(f"{WORKSPACE}/{rel} is {what}")
+    if max_bytes is not None and st.st_size > max_bytes:
+        os.close(fd)  # a sparse file can claim any size: never read more than the workspace could hold
+        raise SandboxError(f"{WORKSPACE}/{rel} is larger than the workspace ({st.st_size} bytes apparent size)")
     with os.fdopen(fd, "rb") as f:
         return f.read()
 
@@ -274,12 +279,18 @@ class ExportBudget:
 
     def __init__(self, total_bytes: int) -> None:
         self.left = total_bytes
+        self.entries = 0
         self.rejected: list[str] = []
         self.names: set[str] = set()
 
     def admit_path(self, rel: str, *, is_dir: bool = False) -> str | None:
         """The escaped host name of ``rel``, or None (and ``rel`` refused) when it is too deep, long or clashing."""
         name = escape_name(rel)
+        self.entries += 1
+        if self.entries > MAX_ENTRIES:
+            if self.entries == MAX_ENTRIES + 1:
+                self.reject(f"(more than {MAX_ENTRIES} entries in output/: the rest is not exported)")
+            return None
         deep = rel.count("/") + 1 > MAX_DEPTH
         if deep or len(os.fsencode(rel)) > MAX_PATH_BYTES or len(os.fsencode(name)) > MAX_PATH_BYTES:
             self.reject(rel)
@@ -311,7 +322,8 @@ def export_tree(ws: str, rel_src: str, dest: Path, *, max_bytes: int) -> Path:
     """Copy regular files and directories of workspace dir ``rel_src`` to host ``dest``; reject everything else.
 
     Symlinks, FIFOs, devices and sockets are never followed or copied; nor is anything deeper than
-    :data:`MAX_DEPTH`, longer than :data:`MAX_PATH_BYTES`, or beyond ``max_bytes`` of apparent file size in total
+    :data:`MAX_DEPTH`, longer than :data:`MAX_PATH_BYTES`, past :data:`MAX_ENTRIES` entries, or beyond ``max_bytes``
+    of apparent file size in total
     (a sparse file counts at its apparent size). Their paths go to ``dest/.jobenv_rejected.json``, which is always
     written (an empty list when nothing was refused) so that a file of that name made by the agent can never stand
     in for it. Files are streamed, never held in memory.

@@ -273,3 +273,30 @@ def test_episode_with_non_utf8_names_is_graded_like_any_other(backend: str, sand
                            backend=backend, options=sandbox_options)
     assert info["status"] == "ok" and reward == 1.0, info.get("error")
     assert not info.get("refused_output")
+
+
+def test_reading_a_huge_sparse_file_is_refused_without_reading_it(new_sandbox) -> None:
+    async def body() -> None:
+        sb = await new_sandbox(workspace_mb=64)
+        assert "made" in (await sb.run("truncate -s 900M output/huge.bin && echo made")).output
+        t0 = time.monotonic()
+        with pytest.raises(SandboxError, match="larger than the workspace"):
+            await sb.read_file("output/huge.bin")
+        assert time.monotonic() - t0 < 20
+        await assert_healthy(sb)
+
+    run(body())
+
+
+def test_too_many_entries_are_refused_not_exported_forever(new_sandbox, tmp_path: Path) -> None:
+    from jobenv.sandbox._fs import MAX_ENTRIES
+
+    async def body() -> None:
+        sb = await new_sandbox()
+        await sb.run(f"cd output && python3 -c \"[open(f'e{{i}}', 'w').close() for i in range({MAX_ENTRIES + 50})]\"",
+                     timeout=300)
+        dest = await sb.export_output(tmp_path / "export")
+        refused = json.loads((dest / ".jobenv_rejected.json").read_text())
+        assert refused and len(list(dest.iterdir())) <= MAX_ENTRIES + 1
+
+    run(body())

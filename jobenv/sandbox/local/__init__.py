@@ -540,7 +540,9 @@ class LocalSandbox(Sandbox):
     async def read_file(self, path: str) -> bytes:
         self._check_running()
         async with self._lock():
-            return await asyncio.to_thread(_fs.read_file, self._ws, path)  # type: ignore[arg-type]
+            return await asyncio.to_thread(
+                _fs.read_file, self._ws, path, max_bytes=self.limits.workspace_mb << 20,  # type: ignore[arg-type]
+            )
 
     async def write_file(self, path: str, data: bytes) -> None:
         self._check_running()
