@@ -9,16 +9,14 @@ volumes. Nothing of a live process is touched.
 
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import tempfile
 import time
 
-from ..errors import SandboxError
 from ._fs import remove_tree
 
-__all__ = ["host_tempdir", "remove_tree", "owner_alive", "gc_host", "cli_gc"]
+__all__ = ["host_tempdir", "remove_tree", "owner_alive", "gc_host"]
 
 _PREFIX = "jobenv-"
 _KINDS = ("etc", "unsafe", "grade", "serve", "read")
@@ -97,18 +95,3 @@ def gc_host(verbose: bool = True) -> int:
         if verbose:
             print(f"stopped pasta {pid} (its sandbox is gone)")
     return removed
-
-
-def cli_gc(args: argparse.Namespace) -> int:
-    """``jobenv gc``: remove what sandboxes and grading left behind (see the module docstring)."""
-    from .local import gc_local
-
-    n = gc_host(verbose=True) + gc_local(verbose=True)
-    try:
-        from .docker import gc_docker
-
-        n += gc_docker(verbose=True)
-    except SandboxError as exc:
-        print(f"docker: skipped ({exc})")
-    print(f"removed {n} leftover sandbox resource(s)")
-    return 0
