@@ -300,3 +300,32 @@ def test_too_many_entries_are_refused_not_exported_forever(new_sandbox, tmp_path
         assert refused and len(list(dest.iterdir())) <= MAX_ENTRIES + 1
 
     run(body())
+
+
+def test_llm_judge_grades_an_output_with_non_utf8_names(tmp_path: Path) -> None:
+    """The judge's prompt carries the escaped name; the real openai client sends it (no UnicodeEncodeError)."""
+    from jobenv.env import JobEnv
+    from tests.support.openai_server import OpenAIServer
+
+    prompts: list[str] = []
+
+    def judge(req: dict) -> str:
+        prompts.append(json.dumps(req["messages"]))
+        return json.dumps({"criteria_results": [{"index": 0, "passed": True, "reasoning": "ok", "evidence": "x"}],
+                           "rubric_passed": True, "overall_reasoning": "ok"})
+
+    task = make_task(tmp_path)
+    with OpenAIServer(judge) as srv:
+        env = JobEnv([task], judge="llm", max_steps=5,
+                     judge_options={"base_url": srv.base_url, "api_key": "k", "model": "m", "attempts": 1,
+                                    "backoff_s": 0.0, "cache_dir": False})
+        try:
+            env.reset(options={"index": 0})
+            env.step({"name": "bash", "arguments": {"command": "echo 'Total 200' > output/report.md; "
+                                                                "echo notes > output/$'\\xff'notes.md"}})
+            _, reward, term, _, info = env.step({"name": "submit", "arguments": {}})
+        finally:
+            env.close()
+    assert term and info["status"] == "ok", info.get("error")
+    assert reward == 1.0
+    assert prompts and any("\\\\xffnotes.md" in p for p in prompts)
