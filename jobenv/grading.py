@@ -23,8 +23,6 @@ export failure)
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -105,8 +103,9 @@ def score_of(report: GradeReport, scoring: Literal["strict", "official"]) -> flo
 
 async def _export_and_grade(task: Task, sandbox: Sandbox, judge: Any) -> GradeReport:
     from .judge.report import GradeReport
+    from .sandbox.gc import host_tempdir, remove_tree
 
-    tmp = tempfile.mkdtemp(prefix="jobenv-grade-")
+    tmp = host_tempdir("grade")  # named after this process: `jobenv gc` removes it should the process die
     try:
         out = Path(tmp) / "output"
         try:
@@ -124,7 +123,7 @@ async def _export_and_grade(task: Task, sandbox: Sandbox, judge: Any) -> GradeRe
             return GradeReport(task_id=task.id, status="error", max_score=task.max_score,
                                error=f"grading failed: {type(exc).__name__}: {exc}")
     finally:
-        await asyncio.to_thread(shutil.rmtree, tmp, True)
+        await asyncio.to_thread(remove_tree, tmp)
 
 
 def _budget_text(ending: Ending, rules: EpisodeRules) -> str:

@@ -21,11 +21,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(opts: Options) -> int:
-    """Local cgroups and temp dirs, then Docker containers (skipped with a line when Docker is unavailable)."""
+    """Temp and grading dirs, stray web-network stacks and local cgroups of dead processes, then Docker
+    containers (skipped with a line when Docker is unavailable)."""
     from ..errors import SandboxError
+    from ..sandbox.gc import gc_host
     from ..sandbox.local import gc_local
 
-    n = gc_local(verbose=True)
+    n = gc_host(verbose=True) + gc_local(verbose=True)
     try:
         from ..sandbox.docker import gc_docker
 

@@ -280,7 +280,7 @@ class JobEnv(gymnasium.Env[str, Any]):
         self._t0 = time.monotonic()
         if self.rules.time_limit_s is not None:
             self._toolbox.deadline = self._t0 + self.rules.time_limit_s
-        prompt = build_prompt(task, rules=self.rules, network=bool(self.limits.network),
+        prompt = build_prompt(task, rules=self.rules, network=self.limits.web,
                               include_instructions=self.include_instructions)
         info = self._info()
         info.update(

@@ -28,6 +28,7 @@ __all__ = [
     "BACKENDS",
 ]
 
+
 def make_sandbox(backend: str | Sandbox = "local", *, limits: SandboxLimits | None = None, **options: Any) -> Sandbox:
     """Build (not start) a sandbox by backend name, or pass an existing :class:`Sandbox` through unchanged.
 

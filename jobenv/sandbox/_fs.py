@@ -8,22 +8,36 @@ path is then walked with directory file descriptors opened ``O_NOFOLLOW | O_DIRE
 and the final open uses ``O_NOFOLLOW`` too, so even a component swapped for a symlink between the check and the use
 makes the operation fail instead of escaping. (The local backend also kills every sandbox process after each
 command, so nothing runs inside while these functions work.)
+
+Whatever an agent leaves in the workspace must end as a plain graded episode, so the walkers are iterative (no
+RecursionError on deep trees), never open anything but regular files and directories (``O_NONBLOCK``: a FIFO can
+never block the host), bound what they export (depth, path length, and the *apparent* size of all files together,
+so sparse files cannot fill the host's disk) and escape names that are not UTF-8 (:func:`~.base.escape_name`).
+Everything refused goes to the export's refused list.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import SandboxError, WorkspacePathError
-from .base import WORKSPACE, FileEntry, workspace_relpath
+from .base import WORKSPACE, FileEntry, escape_name, workspace_relpath
 
-__all__ = ["resolve", "read_file", "write_file", "list_files", "export_tree", "stage_tree", "REJECTED_NAME"]
+__all__ = [
+    "resolve", "read_file", "write_file", "list_files", "export_tree", "stage_tree", "remove_tree", "ExportBudget",
+    "REJECTED_NAME", "MAX_DEPTH", "MAX_PATH_BYTES", "MAX_ENTRIES",
+]
 
 REJECTED_NAME = ".jobenv_rejected.json"
+MAX_DEPTH = 64  # directory levels below output/ that are exported (and listed)
+MAX_PATH_BYTES = 1024  # longest exported path below output/, in bytes: far below PATH_MAX on any host
+MAX_ENTRIES = 20_000  # files and folders exported at most (empty files cost no bytes but still cost time)
 _MAX_HOPS = 40
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -49,6 +63,10 @@ def resolve(ws: str, rel: str, *, follow_last: bool = True) -> str:
         try:
             st = os.lstat(host)
         except (FileNotFoundError, NotADirectoryError):
+            raw = _unescape(p)
+            if raw != p and os.path.lexists(os.path.join(ws, *done, raw)):
+                parts.insert(0, raw)  # a name reported escaped (not UTF-8): use the real one
+                continue
             done = cand
             continue
         except OSError as exc:
@@ -72,6 +90,14 @@ def resolve(ws: str, rel: str, *, follow_last: bool = True) -> str:
             continue
         done = cand
     return "/".join(done)
+
+
+def _unescape(name: str) -> str:
+    """Undo :func:`escape_name` for one path component (``\\xNN`` back to the raw byte)."""
+    if "\\x" not in name:
+        return name
+    raw = re.sub(rb"\\x([0-9a-fA-F]{2})", lambda m: bytes([int(m.group(1), 16)]), name.encode("utf-8", "surrogateescape"))
+    return os.fsdecode(raw)
 
 
 def _open_dir(ws: str, rel_dir: str, *, create: bool = False) -> int:
@@ -102,7 +128,8 @@ def _open_dir(ws: str, rel_dir: str, *, create: bool = False) -> int:
     return fd
 
 
-def read_file(ws: str, path: str) -> bytes:
+def read_file(ws: str, path: str, *, max_bytes: int | None = None) -> bytes:
+    """Bytes of a regular file; SandboxError for anything else, or when its apparent size exceeds ``max_bytes``."""
     rel = resolve(ws, workspace_relpath(path))
     if not rel:
         raise SandboxError(f"{WORKSPACE} is a directory, not a file")
@@ -121,6 +148,9 @@ def read_file(ws: str, path: str) -> bytes:
         os.close(fd)
         what = "a directory, not a file" if stat.S_ISDIR(st.st_mode) else "not a regular file"
         raise SandboxError(f"{WORKSPACE}/{rel} is {what}")
+    if max_bytes is not None and st.st_size > max_bytes:
+        os.close(fd)  # a sparse file can claim any size: never read more than the workspace could hold
+        raise SandboxError(f"{WORKSPACE}/{rel} is larger than the workspace ({st.st_size} bytes apparent size)")
     with os.fdopen(fd, "rb") as f:
         return f.read()
 
@@ -132,12 +162,24 @@ def write_file(ws: str, path: str, data: bytes) -> None:
     parent, _, name = rel.rpartition("/")
     dfd = _open_dir(ws, parent, create=True)
     try:
-        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=dfd)
+        try:
+            st = os.lstat(name, dir_fd=dfd)
+        except FileNotFoundError:
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+            raise SandboxError(f"cannot write {WORKSPACE}/{rel}: it is {what}")
+        # O_NONBLOCK: should a FIFO appear between the check and the open, the open fails instead of hanging
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o644, dir_fd=dfd)
     except OSError as exc:
         raise SandboxError(f"cannot write {WORKSPACE}/{rel}: {exc.strerror}") from None
     finally:
         os.close(dfd)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise SandboxError(f"cannot write {WORKSPACE}/{rel}: it is not a regular file")
     try:
+        os.ftruncate(fd, 0)
         view = memoryview(data)
         while view:
             n = os.write(fd, view)
@@ -159,23 +201,47 @@ def _kind(mode: int) -> str:
     return "other"
 
 
-def _walk(dfd: int, prefix: str):  # type: ignore[no-untyped-def]
-    """Yield (relative path, lstat result, parent dir fd) below an open directory, never following symlinks."""
-    with os.scandir(dfd) as it:
-        entries = list(it)
-    for e in entries:
-        r = f"{prefix}/{e.name}" if prefix else e.name
-        st = e.stat(follow_symlinks=False)
-        yield r, st, dfd, e.name
-        if stat.S_ISDIR(st.st_mode):
-            try:
-                sub = os.open(e.name, _DIR_FLAGS, dir_fd=dfd)
-            except OSError:
-                continue  # swapped or removed meanwhile: skip rather than follow
-            try:
-                yield from _walk(sub, r)
-            finally:
-                os.close(sub)
+def _walk(dfd: int, prefix: str, max_depth: int = MAX_DEPTH) -> Iterator[tuple[str, os.stat_result, int, str, bool]]:
+    """Yield (relative path, lstat result, parent dir fd, name, descended) below an open directory.
+
+    Depth first, iterative (any depth is safe), never following symlinks. A directory ``max_depth`` levels down is
+    yielded with ``descended=False`` and not entered. The fds yielded stay valid until the next item.
+    """
+    stack: list[tuple[int, str, list[os.DirEntry[str]], int]] = []
+
+    def push(fd: int, pre: str, depth: int) -> None:
+        with os.scandir(fd) as it:
+            entries = sorted(it, key=lambda e: e.name, reverse=True)
+        stack.append((fd, pre, entries, depth))
+
+    push(dfd, prefix, 0)
+    try:
+        while stack:
+            fd, pre, entries, depth = stack[-1]
+            if not entries:
+                stack.pop()
+                if fd != dfd:
+                    os.close(fd)
+                continue
+            e = entries.pop()
+            r = f"{pre}/{e.name}" if pre else e.name
+            st = e.stat(follow_symlinks=False)
+            is_dir = stat.S_ISDIR(st.st_mode)
+            enter = is_dir and depth + 1 < max_depth
+            yield r, st, fd, e.name, enter or not is_dir
+            if enter:
+                try:
+                    sub = os.open(e.name, _DIR_FLAGS, dir_fd=fd)
+                except OSError:
+                    continue  # swapped or removed meanwhile: skip rather than follow
+                try:
+                    push(sub, r, depth + 1)
+                except OSError:
+                    os.close(sub)
+    finally:
+        for fd, *_ in stack:
+            if fd != dfd:
+                os.close(fd)
 
 
 def list_files(ws: str, path: str = "") -> list[FileEntry]:
@@ -190,13 +256,13 @@ def list_files(ws: str, path: str = "") -> list[FileEntry]:
         finally:
             os.close(pfd)
         if not stat.S_ISDIR(st.st_mode):
-            return [FileEntry(path=rel, type=_kind(st.st_mode), size=st.st_size)]  # type: ignore[arg-type]
+            return [FileEntry(path=escape_name(rel), type=_kind(st.st_mode), size=st.st_size)]  # type: ignore[arg-type]
     dfd = _open_dir(ws, rel)
     out: list[FileEntry] = []
     try:
-        for r, st, _, _ in _walk(dfd, rel):
+        for r, st, _, _, _ in _walk(dfd, rel):
             kind = _kind(st.st_mode)
-            out.append(FileEntry(path=r, type=kind, size=st.st_size if kind == "file" else 0))  # type: ignore[arg-type]
+            out.append(FileEntry(path=escape_name(r), type=kind, size=st.st_size if kind == "file" else 0))  # type: ignore[arg-type]
     except OSError as exc:
         raise SandboxError(f"cannot list {WORKSPACE}/{rel}: {exc.strerror}") from None
     finally:
@@ -205,16 +271,66 @@ def list_files(ws: str, path: str = "") -> list[FileEntry]:
     return out
 
 
-def export_tree(ws: str, rel_src: str, dest: Path) -> Path:
+class ExportBudget:
+    """What one export may still write to the host: a total of apparent file sizes, a depth and a path length.
+
+    ``admit(path, size)`` says whether one more entry fits; refusals are recorded (escaped) in ``rejected``.
+    """
+
+    def __init__(self, total_bytes: int) -> None:
+        self.left = total_bytes
+        self.entries = 0
+        self.rejected: list[str] = []
+        self.names: set[str] = set()
+
+    def admit_path(self, rel: str, *, is_dir: bool = False) -> str | None:
+        """The escaped host name of ``rel``, or None (and ``rel`` refused) when it is too deep, long or clashing."""
+        name = escape_name(rel)
+        self.entries += 1
+        if self.entries > MAX_ENTRIES:
+            if self.entries == MAX_ENTRIES + 1:
+                self.reject(f"(more than {MAX_ENTRIES} entries in output/: the rest is not exported)")
+            return None
+        deep = rel.count("/") + 1 > MAX_DEPTH
+        if deep or len(os.fsencode(rel)) > MAX_PATH_BYTES or len(os.fsencode(name)) > MAX_PATH_BYTES:
+            self.reject(rel)
+            return None
+        for part in name.split("/"):
+            if len(os.fsencode(part)) > 255:  # an escaped name can outgrow NAME_MAX
+                self.reject(rel)
+                return None
+        if name.split("/", 1)[0] == REJECTED_NAME:
+            return None  # a reserved name: the export writes its own, whatever the agent put there is dropped
+        if name in self.names and not is_dir:
+            self.reject(rel)  # two names that escape to the same text
+            return None
+        self.names.add(name)
+        return name
+
+    def admit_bytes(self, rel: str, size: int) -> bool:
+        if size > self.left:
+            self.reject(rel)
+            return False
+        self.left -= size
+        return True
+
+    def reject(self, rel: str) -> None:
+        self.rejected.append(escape_name(rel))
+
+
+def export_tree(ws: str, rel_src: str, dest: Path, *, max_bytes: int) -> Path:
     """Copy regular files and directories of workspace dir ``rel_src`` to host ``dest``; reject everything else.
 
-    Symlinks, FIFOs, devices and sockets are never followed or copied; their paths go to
-    ``dest/.jobenv_rejected.json``, which is always written (an empty list when nothing was refused) so that a
-    file of that name made by the agent can never stand in for it.
+    Symlinks, FIFOs, devices and sockets are never followed or copied; nor is anything deeper than
+    :data:`MAX_DEPTH`, longer than :data:`MAX_PATH_BYTES`, past :data:`MAX_ENTRIES` entries, or beyond ``max_bytes``
+    of apparent file size in total
+    (a sparse file counts at its apparent size). Their paths go to ``dest/.jobenv_rejected.json``, which is always
+    written (an empty list when nothing was refused) so that a file of that name made by the agent can never stand
+    in for it. Files are streamed, never held in memory.
     """
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
-    rejected: list[str] = []
+    budget = ExportBudget(max_bytes)
     try:
         dfd = _open_dir(ws, rel_src)
     except SandboxError:
@@ -222,34 +338,50 @@ def export_tree(ws: str, rel_src: str, dest: Path) -> Path:
         try:
             st = os.lstat(os.path.join(ws, rel_src))
             if not stat.S_ISDIR(st.st_mode):
-                rejected.append(".")  # output itself replaced by a symlink or a file
+                budget.reject(".")  # output itself replaced by a symlink or a file
         except OSError:
             pass
     if dfd >= 0:
         try:
-            for r, st, parent_fd, name in _walk(dfd, ""):
+            for r, st, parent_fd, name, complete in _walk(dfd, ""):
+                if not complete:
+                    budget.reject(r)  # too deep: the folder and what is below it
+                    continue
                 if stat.S_ISDIR(st.st_mode):
-                    (dest / r).mkdir(exist_ok=True)
+                    host = budget.admit_path(r, is_dir=True)
+                    if host is not None:
+                        (dest / host).mkdir(exist_ok=True)
                 elif stat.S_ISREG(st.st_mode):
-                    try:
-                        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=parent_fd)
-                    except OSError:
-                        rejected.append(r)
+                    host = budget.admit_path(r)
+                    if host is None or not budget.admit_bytes(r, st.st_size):
                         continue
-                    if not stat.S_ISREG(os.fstat(fd).st_mode):
-                        os.close(fd)
-                        rejected.append(r)
-                        continue
-                    with os.fdopen(fd, "rb") as fin:
-                        with open(dest / r, "wb") as fout:
-                            while chunk := fin.read(1 << 20):
-                                fout.write(chunk)
+                    if not (dest / host).parent.is_dir():
+                        continue  # its folder was refused already
+                    _copy_out(parent_fd, name, dest / host, st.st_size, r, budget)
                 else:
-                    rejected.append(r)
+                    budget.reject(r)
         finally:
             os.close(dfd)
-    write_rejected(dest, rejected)
+    write_rejected(dest, budget.rejected)
     return dest
+
+
+def _copy_out(parent_fd: int, name: str, target: Path, size: int, rel: str, budget: ExportBudget) -> None:
+    """Stream one regular file to the host, at most ``size`` bytes (what the budget admitted)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=parent_fd)
+    except OSError:
+        budget.reject(rel)
+        return
+    with os.fdopen(fd, "rb") as fin:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            budget.reject(rel)
+            return
+        left = size
+        with open(target, "wb") as fout:
+            while left > 0 and (chunk := fin.read(min(1 << 20, left))):
+                fout.write(chunk)
+                left -= len(chunk)
 
 
 def write_rejected(dest: Path, rejected: list[str]) -> None:
@@ -258,6 +390,47 @@ def write_rejected(dest: Path, rejected: list[str]) -> None:
     if target.is_dir() and not target.is_symlink():
         shutil.rmtree(target)  # a reserved name: whatever the agent put there is not a deliverable
     target.write_text(json.dumps(sorted(rejected), indent=1))
+
+
+def remove_tree(path: str | Path) -> None:
+    """Delete a host directory tree of any depth (iteratively, no RecursionError), never following symlinks.
+
+    Never raises; what cannot be removed stays (``jobenv gc`` retries).
+    """
+    path = os.fspath(path)
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            os.unlink(path)
+            return
+    except OSError:
+        return
+    stack = [path]
+    failed: set[str] = set()
+    while stack:
+        d = stack[-1]
+        try:
+            with os.scandir(d) as it:
+                entries = list(it)
+        except OSError:
+            entries = []
+        subdirs = []
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    if e.path not in failed:
+                        subdirs.append(e.path)
+                else:
+                    os.unlink(e.path)
+            except OSError:
+                pass
+        if subdirs:
+            stack.extend(subdirs)
+            continue
+        stack.pop()
+        try:
+            os.rmdir(d)
+        except OSError:
+            failed.add(d)
 
 
 def stage_tree(src: Path | None, dst: str) -> None:

@@ -7,12 +7,13 @@ start with ``/workspace``); anything that would leave it raises :class:`Workspac
 
 from __future__ import annotations
 
+import os
 import posixpath
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from .._aio import PrivateLoop
 from ..errors import WorkspacePathError
@@ -22,16 +23,37 @@ __all__ = [
     "CommandResult",
     "FileEntry",
     "SandboxLimits",
+    "NetworkMode",
+    "OutputCapture",
     "Sandbox",
     "workspace_relpath",
     "cap_output",
+    "escape_name",
 ]
 
 WORKSPACE = "/workspace"
 
 
+NetworkMode = Literal["off", "web"]
+
+# what every tmpfs of a sandbox together may hold is the memory limit minus this share (at least 32 MB), so that
+# filling /workspace, /tmp and /dev/shm at once leaves room for the processes instead of OOM-killing the sandbox
+_RESERVE_DIVISOR = 8
+
+
 class SandboxLimits(BaseModel):
-    """Resource limits of one sandbox. Every field has a default a user may change."""
+    """Resource limits of one sandbox. Every field has a default a user may change.
+
+    The three tmpfs mounts (``/workspace``, ``/tmp``, ``/dev/shm``) are RAM charged to the sandbox's memory limit,
+    so together they must fit inside ``memory_mb`` minus a reserve for processes (an eighth, at least 32 MB).
+    ``workspace_mb`` left at its default shrinks to fit a small ``memory_mb``; ``tmp_mb``/``shm_mb`` default to what
+    is left (at most 512/64 MB and never more than ``workspace_mb``). Explicit sizes that do not fit raise
+    ``ValueError`` (pydantic's ValidationError) naming the sum.
+
+    ``network``: ``"off"`` (default; only a loopback device) or ``"web"`` (outbound NAT through a user-mode network
+    stack; the host, link-local and private addresses are unreachable unless listed in ``network_allow``).
+    ``True``/``False`` are accepted as aliases of ``"web"``/``"off"``.
+    """
 
     timeout_s: float = Field(default=120.0, gt=0, description="default per-command timeout")
     max_timeout_s: float = Field(default=600.0, gt=0, description="cap on any per-command timeout")
@@ -40,9 +62,53 @@ class SandboxLimits(BaseModel):
     cpus: float = Field(default=2.0, gt=0)
     pids: int = Field(default=512, ge=16, description="processes and threads at once")
     file_size_mb: int = Field(default=1024, ge=1, description="largest single file a command may write")
-    workspace_mb: int = Field(default=2048, ge=16, description="total size of /workspace")
+    workspace_mb: int = Field(default=1024, ge=16, description="total size of /workspace (also bounds the export)")
+    tmp_mb: int | None = Field(default=None, ge=4, description="size of /tmp (default: what fits, at most 512)")
+    shm_mb: int | None = Field(default=None, ge=4, description="size of /dev/shm (default: what fits, at most 64)")
     cpu_time_s: int = Field(default=3600, ge=1, description="CPU seconds per command")
-    network: bool = Field(default=False, description="network access (off unless explicitly enabled)")
+    network: NetworkMode = Field(default="off", description='"off" or "web" (True/False are aliases)')
+    network_allow: list[str] = Field(
+        default_factory=list,
+        description='with "web": addresses, CIDR blocks or host names reachable although private/link-local',
+    )
+    network_deny: list[str] = Field(
+        default_factory=list, description='with "web": addresses, CIDR blocks or host names that stay unreachable'
+    )
+
+    @field_validator("network", mode="before")
+    @classmethod
+    def _network_alias(cls, v: Any) -> Any:
+        if v is True:
+            return "web"
+        if v is False or v is None:
+            return "off"
+        return v
+
+    @model_validator(mode="after")
+    def _fit_tmpfs(self) -> SandboxLimits:
+        reserve = max(32, self.memory_mb // _RESERVE_DIVISOR)
+        budget = self.memory_mb - reserve
+        explicit = self.model_fields_set
+        if "workspace_mb" not in explicit:
+            self.workspace_mb = max(16, min(self.workspace_mb, budget - 8))
+        room = budget - self.workspace_mb
+        if self.tmp_mb is None:
+            self.tmp_mb = max(4, min(512, self.workspace_mb, (room - 4) * 3 // 4))
+        if self.shm_mb is None:
+            self.shm_mb = max(4, min(64, self.workspace_mb, room - self.tmp_mb))
+        total = self.workspace_mb + self.tmp_mb + self.shm_mb
+        if total > budget:
+            raise ValueError(
+                f"the sandbox's tmpfs mounts (workspace_mb={self.workspace_mb} + tmp_mb={self.tmp_mb} + "
+                f"shm_mb={self.shm_mb} = {total} MB) must fit inside memory_mb={self.memory_mb} minus {reserve} MB "
+                "kept for processes: lower them or raise memory_mb"
+            )
+        return self
+
+    @property
+    def web(self) -> bool:
+        """True when the sandbox has outbound network access (``network == "web"``)."""
+        return self.network == "web"
 
     def clamp_timeout(self, timeout: float | None) -> float:
         t = self.timeout_s if timeout is None else float(timeout)
@@ -89,6 +155,19 @@ def workspace_relpath(path: str) -> str:
     return "" if norm == "." else norm
 
 
+def escape_name(path: str) -> str:
+    """A file name as text that serialises anywhere: bytes that are not UTF-8 become ``\\xNN``.
+
+    ``os`` functions hand such bytes over as lone surrogates (``surrogateescape``); JSON, pydantic and HTTP clients
+    refuse those, so every name a sandbox reports or exports goes through here. Valid UTF-8 names are unchanged.
+    """
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 def cap_output(text: str, limit: int) -> tuple[str, bool]:
     """Keep the head and tail of ``text`` within ``limit`` characters, with a marker saying how much was cut."""
     if len(text) <= limit:
@@ -97,6 +176,41 @@ def cap_output(text: str, limit: int) -> tuple[str, bool]:
     tail = limit - head
     cut = len(text) - head - tail
     return f"{text[:head]}\n\n[... {cut} characters of output cut ...]\n\n{text[-tail:]}", True
+
+
+class OutputCapture:
+    """Head and tail of a byte stream, so endless output costs bounded memory (the backends' command output)."""
+
+    def __init__(self, chars: int) -> None:
+        self.limit = chars
+        self.keep = chars * 2  # bytes kept at each end; generous for multi-byte text
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > 2 * self.keep:
+                del self.tail[: len(self.tail) - self.keep]
+
+    def text(self) -> tuple[str, bool]:
+        if len(self.tail) > self.keep:
+            del self.tail[: len(self.tail) - self.keep]
+        dropped = self.total - len(self.head) - len(self.tail)
+        if dropped == 0:
+            return cap_output((self.head + self.tail).decode("utf-8", "replace"), self.limit)
+        head = self.head.decode("utf-8", "replace")
+        tail = self.tail.decode("utf-8", "replace")
+        h = self.limit * 2 // 3
+        t = self.limit - h
+        cut = dropped + max(0, len(head) - h) + max(0, len(tail) - t)
+        return f"{head[:h]}\n\n[... {cut} characters of output cut ...]\n\n{tail[-t:]}", True
 
 
 class Sandbox(ABC):
@@ -170,7 +284,7 @@ class Sandbox(ABC):
         if runner is not None:
             runner.close()
 
-    async def __aenter__(self) -> "Sandbox":
+    async def __aenter__(self) -> Sandbox:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

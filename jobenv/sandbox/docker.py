@@ -1,10 +1,15 @@
 """The Docker sandbox: one container per episode through the ``docker`` SDK (imported lazily).
 
 Container settings: memory (``mem_limit`` = ``memswap_limit``), CPUs (``nano_cpus``), ``pids_limit``,
-``network_mode="none"`` unless ``limits.network``, ``cap_drop=["ALL"]``, ``no-new-privileges``, a read-only root
-file system with a size-capped tmpfs ``/tmp``, and ``/workspace`` on a per-sandbox *tmpfs volume* of
+``network_mode="none"``, ``cap_drop=["ALL"]``, ``no-new-privileges``, no log driver, a read-only root file system
+with size-capped tmpfs ``/tmp`` and ``/dev/shm``, and ``/workspace`` on a per-sandbox *tmpfs volume* of
 ``workspace_mb`` (a volume rather than a ``--tmpfs`` mount because the archive API cannot write into tmpfs
-mounts). Files move with ``put_archive``/``get_archive`` so a remote ``DOCKER_HOST`` works. Containers and volumes
+mounts); the three fit inside the memory limit. ``network="web"`` attaches the same fenced user-mode stack as the
+local backend (:mod:`jobenv.sandbox._net`) to the container's network namespace, which needs the engine on this
+host and root. Before the first container of an image starts, the image is searched once for an installed jobenv
+or a task rubric; one found refuses the start (SandboxError naming the path). Files move with
+``put_archive``/``get_archive`` (streamed, never buffered whole; exports bounded like the local backend's by
+depth, path length and total apparent size) so a remote ``DOCKER_HOST`` works for ``"off"``. Containers and volumes
 carry the labels ``jobenv.sandbox=1``, ``jobenv.owner_pid`` and ``jobenv.owner_host``; ``close`` removes both and
 ``jobenv gc`` removes those whose owner process is gone.
 
@@ -32,8 +37,19 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SandboxError, SandboxUnavailableError, WorkspacePathError
-from ._fs import write_rejected
-from .base import WORKSPACE, CommandResult, FileEntry, Sandbox, SandboxLimits, workspace_relpath
+from . import _net
+from ._archive import ChunkReader, export_members, tar_tree
+from ._fs import MAX_DEPTH, ExportBudget, write_rejected
+from .base import (
+    WORKSPACE,
+    CommandResult,
+    FileEntry,
+    OutputCapture,
+    Sandbox,
+    SandboxLimits,
+    escape_name,
+    workspace_relpath,
+)
 
 __all__ = ["DockerSandbox", "DEFAULT_IMAGE", "gc_docker", "docker_client"]
 
@@ -42,7 +58,15 @@ LABEL = "jobenv.sandbox"
 # docker SDK calls block; a private pool (not asyncio's small default one) lets many sandboxes work at once
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=128, thread_name_prefix="jobenv-docker")
 
-_INIT = 'trap "exit 0" TERM; while :; do sleep 86400 & wait $!; done'
+# PID 1 keeps nothing a command could write to: its stdio is /dev/null (and the container has no log driver)
+_INIT = 'exec </dev/null >/dev/null 2>&1; trap "exit 0" TERM; while :; do sleep 86400 & wait $!; done'
+# run once per image: an image that ships jobenv (or any task rubric) would hand the agent the answers
+_IMAGE_PROBE = (
+    "find / -xdev \\( -path /proc -o -path /sys -o -path /dev -o -path /workspace \\) -prune -o "
+    "\\( -name RUBRICS.json -o -path '*-packages/jobenv' -o -path '*-packages/jobenv-*.dist-info' \\) -print 2>/dev/null "
+    "| head -n 1"
+)
+_CLEAN_IMAGES: set[str] = set()
 # $1 command, $2 timeout seconds. The watchdog starts first (before a fork bomb can use up the pids); when it
 # fires it prints a marker on the exec's stderr and kills everything but PID 1 (itself included last).
 _WRAPPER = r"""
@@ -98,37 +122,13 @@ def _finalize(state: dict[str, Any]) -> None:
     if state.get("closed"):
         return
     state["closed"] = True
+    _net.stop(state)
     _remove(state.get("client"), state.get("container"), state.get("volume"))
     try:
         if state.get("client") is not None:
             state["client"].close()
     except Exception:
         pass
-
-
-def _tar_tree(src: Path | None, arcname: str) -> bytes:
-    """A tar of ``src`` (regular files and dirs only; symlinks skipped) under ``arcname``, plus ``output/``."""
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tf:
-        for name in (arcname, "output"):
-            ti = tarfile.TarInfo(name)
-            ti.type, ti.mode, ti.mtime = tarfile.DIRTYPE, 0o755, int(time.time())
-            tf.addfile(ti)
-        if src is not None:
-            src = Path(src)
-            if not src.is_dir():
-                raise SandboxError(f"task folder {src} is not a directory")
-            for root, dirs, files in os.walk(src):
-                dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(root, d)))
-                rel = os.path.relpath(root, src)
-                for d in dirs:
-                    tf.add(os.path.join(root, d), arcname=posixpath.join(arcname, rel, d) if rel != "." else f"{arcname}/{d}", recursive=False)
-                for f in sorted(files):
-                    p = os.path.join(root, f)
-                    if os.path.islink(p) or not os.path.isfile(p):
-                        continue  # a symlink in a task folder could point anywhere on the host
-                    tf.add(p, arcname=posixpath.join(arcname, rel, f) if rel != "." else f"{arcname}/{f}", recursive=False)
-    return buf.getvalue()
 
 
 class DockerSandbox(Sandbox):
@@ -174,14 +174,17 @@ class DockerSandbox(Sandbox):
 
     def _start_blocking(self, task_folder: Path | None) -> None:
         import docker
-        from docker.types import Mount, Ulimit
+        from docker.types import LogConfig, Mount, Ulimit
 
         st = self._state
         lim = self.limits
         client = docker_client(self.base_url)
         st["client"] = client
+        if lim.web:
+            pasta = _net.pasta_binary()  # before anything is made: a missing stack is a clear error
+            policy = _net.NetworkPolicy.from_limits(lim)
         try:
-            client.images.get(self.image)
+            image = client.images.get(self.image)
         except docker.errors.ImageNotFound:
             raise SandboxError(
                 f"Docker image {self.image!r} is not present; build it with `jobenv build-image` "
@@ -207,7 +210,8 @@ class DockerSandbox(Sandbox):
                 working_dir=WORKSPACE,
                 environment={"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp",
                              "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "MPLBACKEND": "Agg"},
-                network_mode="bridge" if lim.network else "none",
+                network_mode="none",  # "web" gets the fenced user-mode stack attached below, never a bridge
+                log_config=LogConfig(type="none"),
                 mem_limit=mem,
                 memswap_limit=mem,
                 nano_cpus=int(lim.cpus * 1e9),
@@ -215,8 +219,8 @@ class DockerSandbox(Sandbox):
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 read_only=True,
-                tmpfs={"/tmp": f"size={min(lim.workspace_mb, 1024)}m,mode=1777"},
-                shm_size=f"{min(lim.workspace_mb, 256)}m",
+                tmpfs={"/tmp": f"size={lim.tmp_mb}m,mode=1777"},
+                shm_size=f"{lim.shm_mb}m",
                 mounts=[Mount(target=WORKSPACE, source=vol.name, type="volume")],
                 ulimits=[
                     Ulimit(name="fsize", soft=lim.file_size_mb * 1024 * 1024, hard=lim.file_size_mb * 1024 * 1024),
@@ -227,11 +231,48 @@ class DockerSandbox(Sandbox):
             )
             st["container"] = container.id
             container.start()
-            if not client.api.put_archive(container.id, WORKSPACE, _tar_tree(task_folder, "task_folder")):
+            self._cid = container.id
+            self._check_image(image.id)
+            if lim.web:
+                pid = int(client.api.inspect_container(container.id)["State"]["Pid"])
+                if not pid or not os.path.exists(f"/proc/{pid}/ns/net"):
+                    raise SandboxUnavailableError(
+                        'network="web" on the docker backend needs the Docker engine on this host (its containers '
+                        "visible in /proc) and root; use the local backend or network=\"off\""
+                    )
+                _net.attach(pasta, pid, policy, st)
+                self._put_resolv_conf(client)
+            if not client.api.put_archive(container.id, WORKSPACE, tar_tree(task_folder, "task_folder")):
                 raise SandboxError("could not copy the task folder into the container")
         except docker.errors.DockerException as exc:
             raise SandboxError(f"docker sandbox failed to start: {exc}") from None
-        self._cid = container.id
+
+    def _check_image(self, image_id: str) -> None:
+        """The start-up guard for images: refuse one that holds jobenv itself or a task rubric (checked once)."""
+        if image_id in _CLEAN_IMAGES:
+            return
+        api = self._state["client"].api
+        ex = api.exec_create(self._cid, ["/bin/sh", "-c", _IMAGE_PROBE])
+        found = api.exec_start(ex["Id"]).decode("utf-8", "replace").strip()
+        if found:
+            raise SandboxError(
+                f"refusing to start the sandbox: the image {self.image!r} contains the host-only path {found} "
+                "(jobenv itself or a task rubric); build the sandbox image without jobenv and without task data"
+            )
+        _CLEAN_IMAGES.add(image_id)
+
+    def _put_resolv_conf(self, client: Any) -> None:
+        """Point the container's resolver at the web stack's DNS forwarder (best effort: DNS only)."""
+        data = f"nameserver {_net.DNS_ADDR}\n".encode()
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tf:
+            ti = tarfile.TarInfo("resolv.conf")
+            ti.size, ti.mode = len(data), 0o644
+            tf.addfile(ti, io.BytesIO(data))
+        try:
+            client.api.put_archive(self._cid, "/etc", buf.getvalue())
+        except Exception:
+            pass
 
     async def close(self) -> None:
         """Remove the container and its workspace volume. Idempotent; never raises."""
@@ -257,10 +298,8 @@ class DockerSandbox(Sandbox):
                 raise
 
     def _run_blocking(self, command: str, t: float) -> CommandResult:
-        from .local import _Capture
-
         api = self._state["client"].api
-        cap = _Capture(self.limits.output_chars)
+        cap = OutputCapture(self.limits.output_chars)
         t0 = time.monotonic()
         # host-side backstop in case the in-container watchdog could not run (e.g. no pid left to fork)
         backstop = threading.Timer(t + 10.0, self._kill_all_quiet)
@@ -321,16 +360,16 @@ class DockerSandbox(Sandbox):
 
     # ------------------------------------------------------------------ files
     def _get_tar(self, abspath: str) -> tarfile.TarFile | None:
+        """A *streaming* tar reader of ``abspath`` (members in order, nothing buffered whole); None if absent."""
         import docker
 
         try:
-            stream, _ = self._state["client"].api.get_archive(self._cid, abspath)
+            stream, _ = self._state["client"].api.get_archive(self._cid, abspath, chunk_size=1 << 20)
         except docker.errors.NotFound:
             return None
         except docker.errors.APIError as exc:
             raise SandboxError(f"cannot fetch {abspath}: {exc}") from None
-        data = b"".join(stream)
-        return tarfile.open(fileobj=io.BytesIO(data), mode="r:")
+        return tarfile.open(fileobj=ChunkReader(stream), mode="r|")
 
     def _read_blocking(self, path: str) -> bytes:
         rel = workspace_relpath(path)
@@ -338,22 +377,45 @@ class DockerSandbox(Sandbox):
             abspath = f"{WORKSPACE}/{rel}" if rel else WORKSPACE
             tf = self._get_tar(abspath)
             if tf is None:
+                if "\\x" in rel:
+                    return self._read_escaped(rel)
                 raise SandboxError(f"no such file: {abspath}")
-            member = tf.next()
-            if member is None:
-                raise SandboxError(f"no such file: {abspath}")
-            if member.issym():
-                target = member.linkname
-                base = posixpath.dirname(abspath)
-                rel = workspace_relpath(target if target.startswith("/") else posixpath.join(base, target))
-                continue
-            if member.isdir():
-                raise SandboxError(f"{abspath} is a directory, not a file")
-            if not member.isfile():
-                raise SandboxError(f"{abspath} is not a regular file")
-            f = tf.extractfile(member)
-            return f.read() if f else b""
+            with tf:
+                member = tf.next()
+                if member is None:
+                    raise SandboxError(f"no such file: {abspath}")
+                if member.issym():
+                    target = member.linkname
+                    base = posixpath.dirname(abspath)
+                    rel = workspace_relpath(target if target.startswith("/") else posixpath.join(base, target))
+                    continue
+                if member.isdir():
+                    raise SandboxError(f"{abspath} is a directory, not a file")
+                if not member.isfile():
+                    raise SandboxError(f"{abspath} is not a regular file")
+                if member.size > self.limits.workspace_mb << 20:
+                    raise SandboxError(f"{abspath} is larger than the workspace ({member.size} bytes apparent size)")
+                f = tf.extractfile(member)
+                return f.read() if f else b""
         raise WorkspacePathError(f"too many symlinks resolving {path!r}")
+
+    def _read_escaped(self, rel: str) -> bytes:
+        """Read a file whose name was reported escaped (not UTF-8): the raw name cannot travel in the API's URL,
+        so a shell in the container turns the ``\\xNN`` escapes back into bytes and prints the file."""
+        api = self._state["client"].api
+        script = ('p=$(printf %b "$1"); [ -f "$p" ] && [ ! -L "$p" ] || exit 3; '
+                  '[ "$(stat -c %s -- "$p")" -le "$2" ] || exit 4; exec cat -- "$p"')
+        ex = api.exec_create(self._cid, ["/bin/bash", "-c", script, "read", rel, str(self.limits.workspace_mb << 20)],
+                             workdir=WORKSPACE)
+        data = api.exec_start(ex["Id"])
+        code = api.exec_inspect(ex["Id"]).get("ExitCode")
+        if code == 3:
+            raise SandboxError(f"no such regular file: {WORKSPACE}/{rel}")
+        if code == 4:
+            raise SandboxError(f"{WORKSPACE}/{rel} is larger than the workspace")
+        if code != 0:
+            raise SandboxError(f"cannot read {WORKSPACE}/{rel} (exit {code})")
+        return bytes(data)
 
     async def read_file(self, path: str) -> bytes:
         self._check()
@@ -391,7 +453,7 @@ class DockerSandbox(Sandbox):
         abspath = f"{WORKSPACE}/{rel}" if rel else WORKSPACE
         api = self._state["client"].api
         # find prints metadata only: listing must not transfer file contents
-        ex = api.exec_create(self._cid, ["find", abspath, "-mindepth", "0", "-printf", r"%y %s %P\0"])
+        ex = api.exec_create(self._cid, ["find", abspath, "-mindepth", "0", "-maxdepth", str(MAX_DEPTH), "-printf", r"%y %s %P\0"])
         out = api.exec_start(ex["Id"])
         if api.exec_inspect(ex["Id"]).get("ExitCode") not in (0,):
             raise SandboxError(f"no such file or directory: {abspath}")
@@ -400,7 +462,7 @@ class DockerSandbox(Sandbox):
         for rec in out.split(b"\0"):
             if not rec:
                 continue
-            y, size, p = rec.decode("utf-8", "replace").split(" ", 2)
+            y, size, p = escape_name(rec.decode("utf-8", "surrogateescape")).split(" ", 2)
             if not p:
                 if y == "d":
                     continue  # the listed directory itself
@@ -419,37 +481,12 @@ class DockerSandbox(Sandbox):
     def _export_blocking(self, dest: Path) -> Path:
         dest = Path(dest)
         dest.mkdir(parents=True, exist_ok=True)
+        budget = ExportBudget(self.limits.workspace_mb << 20)
         tf = self._get_tar(f"{WORKSPACE}/output")
-        rejected: list[str] = []
         if tf is not None:
-            for m in tf:
-                name = m.name.split("/", 1)[1] if "/" in m.name else ""
-                if not name:
-                    continue  # output/ itself
-                parts = name.split("/")
-                if any(p in ("", ".", "..") for p in parts) or m.name.startswith("/"):
-                    rejected.append(name)
-                    continue
-                target = dest.joinpath(*parts)
-                if m.isdir():
-                    target.mkdir(parents=True, exist_ok=True)
-                elif m.isfile() or m.islnk():
-                    try:
-                        f = tf.extractfile(m)
-                    except Exception:
-                        f = None
-                    if f is None:
-                        rejected.append(name)
-                        continue
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    if target.is_symlink():
-                        target.unlink()
-                    with open(target, "wb") as out:
-                        while chunk := f.read(1 << 20):
-                            out.write(chunk)
-                else:
-                    rejected.append(name)
-        write_rejected(dest, rejected)
+            with tf:
+                export_members(tf, dest, budget)
+        write_rejected(dest, budget.rejected)
         return dest
 
     async def export_output(self, dest: Path) -> Path:

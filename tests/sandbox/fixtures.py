@@ -9,10 +9,12 @@ engine answers at all, the docker-parametrized tests skip with that reason.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import pytest
 
@@ -55,7 +57,7 @@ def task_dir(tmp_path: Path) -> Path:
     (tf / "TASK_INSTRUCTIONS.txt").write_text("Summarise sales.csv into output/summary.csv\n")
     (tf / "data" / "sales.csv").write_text("region,amount\nnorth,10\nsouth,32\n")
     (tf / "blob.bin").write_bytes(bytes(range(256)) * 4)
-    (d / "RUBRICS.json").write_text('{"rubrics": [{"rubric": "%s", "weight": 1, "criterion": ["x"]}]}' % RUBRIC_SECRET)
+    (d / "RUBRICS.json").write_text(json.dumps({"rubrics": [{"rubric": RUBRIC_SECRET, "weight": 1, "criterion": ["x"]}]}))
     (d / "task_card.md").write_text(f"# card\n{CARD_SECRET}\n")
     return d
 

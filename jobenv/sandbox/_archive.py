@@ -1,0 +1,124 @@
+"""Tar archives of the Docker backend: the task folder going in, output/ coming out (streamed, bounded).
+
+Failure behaviour: :func:`tar_tree` raises SandboxError for a task folder that is not a directory;
+:func:`export_members` never raises for anything an agent put in ``output/`` (it is refused instead).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import posixpath
+import shutil
+import tarfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import SandboxError
+from ._fs import ExportBudget
+
+__all__ = ["tar_tree", "ChunkReader", "export_members"]
+
+
+def tar_tree(src: Path | None, arcname: str) -> bytes:
+    """A tar of ``src`` (regular files and dirs only; symlinks skipped) under ``arcname``, plus ``output/``."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tf:
+        for name in (arcname, "output"):
+            ti = tarfile.TarInfo(name)
+            ti.type, ti.mode, ti.mtime = tarfile.DIRTYPE, 0o755, int(time.time())
+            tf.addfile(ti)
+        if src is not None:
+            src = Path(src)
+            if not src.is_dir():
+                raise SandboxError(f"task folder {src} is not a directory")
+            for root, dirs, files in os.walk(src):
+                dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(root, d)))
+                rel = os.path.relpath(root, src)
+                for d in dirs:
+                    tf.add(os.path.join(root, d), arcname=posixpath.join(arcname, rel, d) if rel != "." else f"{arcname}/{d}", recursive=False)
+                for f in sorted(files):
+                    p = os.path.join(root, f)
+                    if os.path.islink(p) or not os.path.isfile(p):
+                        continue  # a symlink in a task folder could point anywhere on the host
+                    tf.add(p, arcname=posixpath.join(arcname, rel, f) if rel != "." else f"{arcname}/{f}", recursive=False)
+    return buf.getvalue()
+
+
+class ChunkReader(io.RawIOBase):
+    """A read-only file over an iterator of byte chunks (the Docker API's archive stream)."""
+
+    def __init__(self, chunks: Any) -> None:
+        self._it = iter(chunks)
+        self._buf = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while not self._buf:
+            try:
+                self._buf = next(self._it)
+            except StopIteration:
+                return 0
+        n = min(len(b), len(self._buf))
+        b[:n] = self._buf[:n]
+        self._buf = self._buf[n:]
+        return n
+
+    def close(self) -> None:
+        close = getattr(self._it, "close", None)
+        if close is not None:
+            close()  # ends the HTTP response: the engine stops sending
+        super().close()
+
+
+def export_members(tf: tarfile.TarFile, dest: Path, budget: ExportBudget) -> None:
+    """Stream the members of output/'s archive to ``dest`` within ``budget`` (see :func:`._fs.export_tree`)."""
+    copied: dict[str, Path] = {}
+    for m in tf:
+        name = m.name.split("/", 1)[1] if "/" in m.name else ""
+        if not name:
+            continue  # output/ itself
+        parts = name.split("/")
+        if any(p in ("", ".", "..") for p in parts) or m.name.startswith("/"):
+            budget.reject(name)
+            continue
+        if m.isdir():
+            host = budget.admit_path(name, is_dir=True)
+            if host is not None:
+                (dest / host).mkdir(parents=True, exist_ok=True)
+            continue
+        if not (m.isfile() or m.islnk()):
+            budget.reject(name)
+            continue
+        host = budget.admit_path(name)
+        if host is None:
+            continue
+        target = dest / host
+        if not target.parent.is_dir():
+            continue  # its folder was refused already
+        if m.islnk():  # a hard link to a file exported before it: copy that one
+            link = m.linkname.split("/", 1)[1] if "/" in m.linkname else ""
+            src = copied.get(link)
+            if src is None or not budget.admit_bytes(name, src.stat().st_size):
+                if src is None:
+                    budget.reject(name)
+                continue
+            shutil.copyfile(src, target)
+            copied[name] = target
+            continue
+        if not budget.admit_bytes(name, m.size):
+            # over the total (a sparse file counts at its apparent size): stop reading the archive right here
+            # instead of streaming its bytes; everything not exported yet is refused with it
+            budget.reject("(the rest of output/: the export stopped at the size limit)")
+            return
+        f = tf.extractfile(m)
+        if f is None:
+            budget.reject(name)
+            continue
+        with open(target, "wb") as out:
+            while chunk := f.read(1 << 20):
+                out.write(chunk)
+        copied[name] = target

@@ -1,0 +1,97 @@
+"""Leftovers of sandboxes and grading whose owning process is gone, and ``jobenv gc`` that removes them.
+
+Host temp dirs of jobenv are named ``jobenv-<owner pid>-<kind>-*`` (:func:`host_tempdir`), so a later process can
+tell whether their owner still runs. ``jobenv gc`` removes those of dead owners (and ``jobenv-grade-*`` /
+``jobenv-serve-*`` dirs of older versions once they are an hour old), with a remover that handles any depth;
+``pasta`` processes whose sandbox is gone; the local backend's cgroups; and the Docker backend's containers and
+volumes. Nothing of a live process is touched.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+import time
+
+from ._fs import remove_tree
+
+__all__ = ["host_tempdir", "remove_tree", "owner_alive", "gc_host"]
+
+_PREFIX = "jobenv-"
+_KINDS = ("etc", "unsafe", "grade", "serve", "read")
+_LEGACY = ("jobenv-grade-", "jobenv-serve-")
+_LEGACY_AGE_S = 3600.0
+
+
+def host_tempdir(kind: str) -> str:
+    """A new private temp dir ``jobenv-<pid>-<kind>-XXXX`` that ``jobenv gc`` removes once this process is gone."""
+    return tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-{kind}-")
+
+
+def owner_alive(name: str) -> bool:
+    """Whether the process whose pid follows ``jobenv-`` in ``name`` runs (True when in doubt)."""
+    try:
+        pid = int(name[len(_PREFIX):].split("-", 1)[0])
+    except ValueError:
+        return True
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _stray_pastas() -> list[int]:
+    """pids of pasta processes attached to the network namespace of a process that no longer exists."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if not argv or not argv[0].endswith(b"pasta") or b"--netns" not in argv:
+            continue
+        target = argv[argv.index(b"--netns") + 1] if argv.index(b"--netns") + 1 < len(argv) else b""
+        parts = target.split(b"/")
+        if len(parts) == 5 and parts[1] == b"proc" and parts[2].isdigit() and not os.path.exists(f"/proc/{int(parts[2])}"):
+            out.append(int(pid))
+    return out
+
+
+def gc_host(verbose: bool = True) -> int:
+    """Remove jobenv temp dirs of dead owners and pasta processes of dead sandboxes; returns how many."""
+    removed = 0
+    tmp = tempfile.gettempdir()
+    now = time.time()
+    for name in os.listdir(tmp):
+        path = os.path.join(tmp, name)
+        stale = False
+        if name.startswith(_LEGACY):
+            try:
+                stale = now - os.lstat(path).st_mtime > _LEGACY_AGE_S
+            except OSError:
+                continue
+        elif name.startswith(_PREFIX) and any(f"-{k}-" in name for k in _KINDS):
+            stale = not owner_alive(name)
+        if stale:
+            remove_tree(path)
+            removed += 1
+            if verbose:
+                print(f"removed temp dir {path}")
+    for pid in _stray_pastas():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            continue
+        removed += 1
+        if verbose:
+            print(f"stopped pasta {pid} (its sandbox is gone)")
+    return removed

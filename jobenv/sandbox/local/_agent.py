@@ -1,0 +1,151 @@
+"""The controller that runs as PID 1 of a local sandbox (a short Python program, started with ``python -I -S``).
+
+Why Python and not a shell loop: the controller holds the sandbox's control pipes, so it must be out of reach of the
+commands it runs. It makes itself non-dumpable (``PR_SET_DUMPABLE 0``): a process of the same user without
+``CAP_SYS_PTRACE`` (every command: all capabilities are dropped) can then neither open ``/proc/1/fd/*``, read
+``/proc/1/environ``/``mem`` nor ``ptrace`` it. It sets ``no_new_privs`` (inherited by every command) and installs no
+signal handler at all, so as the init of its PID namespace it ignores every signal sent from inside. Commands get
+only ``/dev/null``, the output pipe and nothing else (every other fd is closed before ``exec``), and raise their own
+``oom_score_adj`` so that memory pressure kills a command, never the controller.
+
+Protocol on stdin (host -> controller): ``R`` + 8-byte big-endian length + command bytes runs ``bash -c``; ``K``
+kills the running command (every process of the sandbox but PID 1). The controller answers ``ready <pid>`` once,
+then one ``<exit code>`` line per command on the status pipe. After each command, whether it ended or was killed,
+every other process of the sandbox is killed and reaped, so nothing runs between commands.
+Arguments: output fd, status fd, cgroup.procs fds (space separated), rlimits ``name=value,...``, ``iso``/``unsafe``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CONTROLLER"]
+
+CONTROLLER = r"""
+import os, sys, select, resource, signal, time
+signal.signal(signal.SIGINT, signal.SIG_DFL)  # no handler anywhere: PID 1 then ignores every signal from inside
+out_fd, st_fd, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[5]
+cg_fds = [int(x) for x in sys.argv[3].split()]
+rlimits = [(getattr(resource, 'RLIMIT_' + k), int(v)) for k, v in (p.split('=') for p in sys.argv[4].split(',') if p)]
+iso = mode == 'iso'
+# 'ready' first: the host stages the task files meanwhile, and it sends no command before start() has returned
+os.write(st_fd, b'ready %d\n' % os.getpid())
+try:
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if iso and libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE 0
+        raise OSError(ctypes.get_errno(), 'PR_SET_DUMPABLE')
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+except Exception:
+    if iso:
+        os._exit(3)  # never run a command reachable through /proc/1: the host sees a dead sandbox
+# join the cgroups only now: a cgroup-v1 migration (~10 ms) overlaps with the host staging the task files
+for fd in cg_fds:
+    try:
+        os.write(fd, b'0')
+    except OSError:
+        pass
+    os.close(fd)
+null = os.open('/dev/null', os.O_RDWR)
+ws = os.environ.get('WORKSPACE', '/workspace')
+
+def read_exact(n):
+    buf = b''
+    while len(buf) < n:
+        chunk = os.read(0, n - len(buf))
+        if not chunk:
+            os._exit(0)  # the host is gone
+        buf += chunk
+    return buf
+
+def kill_all(pid):
+    if iso:
+        try:
+            os.kill(-1, 9)
+        except OSError:
+            pass
+    elif pid > 0:
+        try:
+            os.killpg(pid, 9)
+        except OSError:
+            pass
+
+def reap(pid):
+    # wait (max ~2 s) until every killed process is gone, so the next command starts with a clean process table
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        try:
+            got, _ = os.waitpid(-1 if iso else pid, os.WNOHANG)
+        except ChildProcessError:
+            if not iso:
+                return
+            try:
+                os.kill(-1, 9)  # a process that raced the first kill
+            except ProcessLookupError:
+                return
+            except OSError:
+                pass
+            got = 0
+        if got == 0:
+            time.sleep(0.002)
+
+def child(cmd):
+    try:
+        os.setsid()
+        os.dup2(null, 0)
+        os.dup2(out_fd, 1)
+        os.dup2(out_fd, 2)
+        os.closerange(3, 65536)
+        for res, value in rlimits:
+            try:
+                resource.setrlimit(res, (value, value))
+            except (OSError, ValueError):
+                pass
+        try:
+            with open('/proc/self/oom_score_adj', 'w') as f:
+                f.write('1000')
+        except OSError:
+            pass
+        os.chdir(ws)
+        os.execv('/bin/bash', [b'bash', b'-c', cmd])
+    finally:
+        os._exit(127)
+
+while True:
+    kind = os.read(0, 1)
+    if not kind:
+        break
+    if kind != b'R':
+        continue  # a late kill request for a command that already ended
+    cmd = read_exact(int.from_bytes(read_exact(8), 'big'))
+    try:
+        pid = os.fork()
+    except OSError:
+        kill_all(0)
+        reap(0)
+        os.write(out_fd, b'error: the sandbox could not start the command (no process slot left)\n')
+        os.write(st_fd, b'126\n')
+        continue
+    if pid == 0:
+        child(cmd)
+    try:
+        pfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pfd = None
+    rc = None
+    while rc is None:
+        ready, _, _ = select.select([0] + ([pfd] if pfd is not None else []), [], [], 0.05 if pfd is None else None)
+        if 0 in ready:
+            req = os.read(0, 1)
+            if not req:
+                kill_all(pid)
+                os._exit(0)
+            if req == b'K':
+                kill_all(pid)
+        got, status = os.waitpid(pid, os.WNOHANG)
+        if got:
+            rc = os.waitstatus_to_exitcode(status)
+    if pfd is not None:
+        os.close(pfd)
+    kill_all(pid)
+    reap(pid)
+    os.write(st_fd, b'%d\n' % (128 - rc if rc < 0 else rc))
+"""

@@ -1,0 +1,91 @@
+"""Per-sandbox cgroup-v1 controllers (pids, memory, cpu) of the local backend, and their garbage collection.
+
+``RLIMIT_NPROC`` is not enforced for the host's root user, so when jobenv runs as root on a cgroup-v1 host each
+sandbox gets its own ``pids``, ``memory`` and ``cpu`` cgroups; the controller moves itself in before it reads the
+first command. Best effort: where cgroups cannot be made only the rlimits apply.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..base import SandboxLimits
+
+__all__ = ["CGROUP_ROOT", "own_cgroup_paths", "setup_cgroups", "rmdir_quiet", "cgroup_parents"]
+
+CGROUP_ROOT = "/sys/fs/cgroup"
+CONTROLLERS = ("pids", "memory", "cpu")
+
+
+def own_cgroup_paths() -> dict[str, str]:
+    out: dict[str, str] = {}
+    try:
+        with open("/proc/self/cgroup") as f:
+            for line in f:
+                _, ctrls, path = line.rstrip("\n").split(":", 2)
+                for c in ctrls.split(","):
+                    if c:
+                        out[c] = path
+    except OSError:
+        pass
+    return out
+
+
+def setup_cgroups(name: str, limits: SandboxLimits) -> tuple[list[str], list[int]]:
+    """Best effort: per-sandbox v1 cgroups for pids, memory and cpu. Returns (dirs, open cgroup.procs fds)."""
+    if os.geteuid() != 0 or not os.path.isdir(os.path.join(CGROUP_ROOT, "pids")):
+        return [], []
+    own = own_cgroup_paths()
+    mem = limits.memory_mb * 1024 * 1024
+    wanted: dict[str, list[tuple[str, str]]] = {
+        "pids": [("pids.max", str(limits.pids))],
+        "memory": [("memory.limit_in_bytes", str(mem)), ("memory.memsw.limit_in_bytes", str(mem))],
+        "cpu": [("cpu.cfs_period_us", "100000"), ("cpu.cfs_quota_us", str(int(limits.cpus * 100000)))],
+    }
+    dirs: list[str] = []
+    fds: list[int] = []
+    for ctrl, files in wanted.items():
+        base = os.path.join(CGROUP_ROOT, ctrl)
+        if not os.path.isdir(base):
+            continue
+        d = os.path.join(base + own.get(ctrl, "/"), "jobenv", name)
+        try:
+            os.makedirs(d)
+        except OSError:
+            continue
+        ok = True
+        for fname, value in files:
+            try:
+                with open(os.path.join(d, fname), "w") as f:
+                    f.write(value)
+            except FileNotFoundError:
+                continue  # e.g. memsw without swap accounting
+            except OSError:
+                ok = False
+                break
+        if not ok:
+            rmdir_quiet(d)
+            continue
+        try:
+            fds.append(os.open(os.path.join(d, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC))
+        except OSError:
+            rmdir_quiet(d)
+            continue
+        dirs.append(d)
+    return dirs, fds
+
+
+def rmdir_quiet(d: str) -> bool:
+    try:
+        os.rmdir(d)
+        return True
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+def cgroup_parents() -> list[str]:
+    """The directories under which this process makes its sandboxes' cgroups (for ``jobenv gc``)."""
+    own = own_cgroup_paths()
+    return [os.path.join(os.path.join(CGROUP_ROOT, c) + own.get(c, "/"), "jobenv") for c in CONTROLLERS]

@@ -1,0 +1,220 @@
+"""What a local sandbox sees of the host: the mount plan, the paths it hides, and the start-up guard.
+
+The sandbox needs the system directories and this interpreter's prefix(es) so that ``python3`` inside imports
+pandas and friends. Those same directories can hold what an agent must never see: with a normal install, jobenv
+itself (its grader source and the bundled tasks' rubrics and solutions) lives in the prefix's site-packages, and under
+``/usr/local`` when installed system-wide. So every file of the installed ``jobenv`` distribution (package dir,
+dist-info, console script, editable-install hooks), the data directory (``$JOBENV_DATA``) and the cache directory
+(``$JOBENV_CACHE``, the verdict cache) that lies under a mounted directory is covered by an empty read-only mount
+(so only their names remain; ``import jobenv`` fails inside).
+
+:func:`check_invisible` is the guard that runs after every launch: it compares, through ``/proc/<pid>/root``, what
+the sandbox sees at each host-only path (those above plus the staged task's ``RUBRICS.json``, ``task_card.md``,
+``meta.json``, ``ground_truth/``, ``solution/``, ``files_required_to_search/`` and every other sibling of its
+``task_folder``) with the host's inode; any match refuses the start with a SandboxError naming the path.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import glob
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from ...errors import SandboxError
+from ..gc import host_tempdir
+
+__all__ = [
+    "etc_snapshot", "python_dirs", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible",
+]
+
+_ETC = [
+    "passwd", "group", "hosts", "nsswitch.conf", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives",
+    "localtime", "timezone", "mime.types", "ssl/certs", "ssl/openssl.cnf", "ca-certificates", "ca-certificates.conf",
+    "fonts", "bash.bashrc", "profile", "inputrc", "magic", "magic.mime", "os-release", "debian_version", "gai.conf",
+    "host.conf", "protocols", "services", "libreoffice", "ImageMagick-6", "papersize", "java-17-openjdk", "mailcap",
+]
+# names in a task directory that only the grader may read (JobBench layout and jobenv's own)
+TASK_HOST_ONLY = ("RUBRICS.json", "task_card.md", "meta.json", "ground_truth", "solution", "files_required_to_search")
+
+_SNAPSHOT: list[str] = []
+
+
+def etc_snapshot() -> str:
+    """A private directory made once per process: ``etc/`` (the few /etc entries a sandbox needs), an empty dir and an
+    empty file (the sources of the hiding mounts) and ``resolv-web.conf``.
+
+    One bind of ``etc/`` replaces ~30 per-file binds and keeps the rest of the host's /etc (shadow, ssl/private, the
+    host's resolver) out. Removed at exit; ``jobenv gc`` removes copies of dead processes.
+    """
+    if _SNAPSHOT and os.path.isdir(_SNAPSHOT[0]):
+        return _SNAPSHOT[0]
+    d = host_tempdir("etc")
+    os.chmod(d, 0o755)
+    etc = os.path.join(d, "etc")
+    os.makedirs(etc)
+    for e in _ETC:
+        src, dst = f"/etc/{e}", os.path.join(etc, e)
+        try:
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            if os.path.islink(src):
+                os.symlink(os.readlink(src), dst)
+            elif os.path.isdir(src):
+                shutil.copytree(src, dst, symlinks=True)
+            elif os.path.isfile(src):
+                shutil.copy2(src, dst)
+        except OSError:
+            continue  # unreadable or vanished: the sandbox simply does not get it
+    Path(etc, "resolv.conf").write_text("")  # no name server with network "off"; "web" binds its own over it
+    os.makedirs(os.path.join(d, "empty"), mode=0o555)
+    Path(d, "empty-file").touch(mode=0o444)
+    os.makedirs(os.path.join(d, "absent-package"))
+    Path(d, "absent-package", "__init__.py").write_text(
+        'raise ModuleNotFoundError("No module named \'jobenv\'", name="jobenv")  # not available in a sandbox\n'
+    )
+    os.chmod(os.path.join(d, "absent-package"), 0o555)
+    _SNAPSHOT[:] = [d]
+    atexit.register(shutil.rmtree, d, True)
+    return d
+
+
+def python_dirs() -> list[str]:
+    """Directories that make this interpreter (and its installed packages) work inside the sandbox."""
+    dirs = {os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix), sys.prefix, sys.base_prefix}
+    exe = os.path.realpath(sys.executable)
+    if not any(exe.startswith(d.rstrip("/") + "/") for d in dirs):
+        dirs.add(os.path.dirname(os.path.dirname(exe)))
+    # a prefix that is /usr (system python) is already mounted
+    return sorted(d for d in dirs if d and d != "/" and not (d == "/usr" or d.startswith("/usr/")))
+
+
+def mount_sources() -> list[tuple[str, str]]:
+    """(host source, sandbox destination) of every host directory bound into a sandbox, in mount order."""
+    out = [("/usr", "/usr")]
+    for d in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        host = f"/{d}"
+        if os.path.isdir(host) and not os.path.islink(host):
+            out.append((host, host))
+    out += [(d, d) for d in python_dirs()]
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _distribution_paths() -> tuple[str, ...]:
+    """Every installed file or top-level directory of the ``jobenv`` distribution(s), real paths."""
+    import importlib.metadata as md
+
+    import jobenv
+
+    found = {os.path.dirname(os.path.realpath(jobenv.__file__))}
+    try:
+        dists = list(md.distributions(name="jobenv"))
+    except Exception:
+        dists = []
+    for dist in dists:
+        for f in dist.files or []:
+            parts = Path(f).parts
+            if not parts:
+                continue
+            # a file outside site-packages (the console script) by itself; anything else by its top-level entry
+            entry = Path(str(dist.locate_file(f))) if parts[0] == ".." else Path(str(dist.locate_file(parts[0])))
+            found.add(os.path.realpath(entry))
+    # other installs of jobenv in the standard places the mounts show (a system-wide copy next to a venv's)
+    for src, _ in mount_sources():
+        for lib in ("lib/python3*/*-packages", "local/lib/python3*/*-packages", "lib/python3/dist-packages"):
+            for name in ("jobenv", "jobenv-*.dist-info", "jobenv-*.egg-info", "__editable__*jobenv*"):
+                found.update(os.path.realpath(p) for p in glob.glob(os.path.join(src, lib, name)))
+    return tuple(sorted(p for p in found if os.path.lexists(p)))
+
+
+def host_only_paths() -> list[str]:
+    """Host paths no sandbox may show: jobenv's installed files, the data directory and the cache directories."""
+    return sorted(set(_distribution_paths()) | set(_data_paths()))
+
+
+def _data_paths() -> list[str]:
+    from ...datasets import data_dir
+
+    paths = set()
+    for p in (str(data_dir()), os.environ.get("JOBENV_CACHE") or "", os.path.join(Path.home(), ".cache", "jobenv")):
+        if p:
+            paths.add(os.path.realpath(os.path.expanduser(p)))
+    return sorted(p for p in paths if os.path.lexists(p))
+
+
+def task_host_only(task_folder: Path | None) -> list[str]:
+    """The host-only siblings of a task's ``task_folder`` (its rubric, card, meta, solution...)."""
+    if task_folder is None:
+        return []
+    task_dir = Path(os.path.realpath(task_folder)).parent
+    out = {str(task_dir / n) for n in TASK_HOST_ONLY}
+    try:
+        out |= {str(p) for p in task_dir.iterdir() if p.name != Path(task_folder).name}
+    except OSError:
+        pass
+    return sorted(p for p in out if os.path.lexists(p))
+
+
+def _aliases(path: str, mounts: list[tuple[str, str]]) -> list[str]:
+    """Where host ``path`` appears inside the sandbox through the given binds (empty: nowhere)."""
+    out = []
+    for src, dst in mounts:
+        real = os.path.realpath(src)
+        for base in {src.rstrip("/") or "/", real.rstrip("/") or "/"}:
+            if path == base or path.startswith(base + "/"):
+                out.append(dst.rstrip("/") + path[len(base):])
+    return sorted(set(out))
+
+
+def hide_args(mounts: list[tuple[str, str]], snapshot: str) -> list[str]:
+    """bwrap arguments that cover jobenv's own files and its data/cache dirs wherever the mounts show them.
+
+    Each is covered by an empty read-only mount (a few mounts: bubblewrap's cost grows with their number). A
+    package directory gets one holding only an ``__init__.py`` that raises ``ModuleNotFoundError``, because an
+    empty directory named ``jobenv`` on ``sys.path`` would still import as a namespace package.
+    """
+    args: list[str] = []
+    package = os.path.dirname(os.path.realpath(_jobenv_init()))
+    for p in sorted(set(_distribution_paths()) | set(_data_paths())):
+        if os.path.islink(p):
+            continue  # a symlink shows only its target's path, which is checked on its own
+        if p == package or (os.path.isdir(p) and os.path.isfile(os.path.join(p, "__init__.py"))):
+            cover = os.path.join(snapshot, "absent-package")
+        else:
+            cover = os.path.join(snapshot, "empty" if os.path.isdir(p) else "empty-file")
+        for alias in _aliases(p, mounts):
+            args += ["--ro-bind", cover, alias]
+    return args
+
+
+def _jobenv_init() -> str:
+    import jobenv
+
+    return str(jobenv.__file__)
+
+
+def check_invisible(root: str, paths: list[str], mounts: list[tuple[str, str]]) -> None:
+    """The start-up guard: SandboxError naming the first host-only path the sandbox (seen at ``root``) can see.
+
+    A path counts as visible when the sandbox has, at the path itself or at any alias of it through a mount, an
+    entry with the host entry's device and inode (an empty hiding mount has neither).
+    """
+    for p in paths:
+        try:
+            host = os.lstat(p)
+        except OSError:
+            continue
+        for inside in sorted({p, *_aliases(p, mounts)}):
+            try:
+                seen = os.lstat(root + inside)
+            except OSError:
+                continue
+            if (seen.st_dev, seen.st_ino) == (host.st_dev, host.st_ino):
+                raise SandboxError(
+                    f"refusing to start the sandbox: the host-only path {p} would be visible inside it at {inside}. "
+                    "Keep task data, jobenv's data directory and its caches outside the directories the sandbox "
+                    "mounts (/usr, the Python prefix)."
+                )
