@@ -157,7 +157,7 @@ def grader_hash() -> str:
     global _HASH_CACHE
     if _HASH_CACHE is None:
         here = Path(__file__).resolve().parent
-        files = [here.parent / "extract.py", *sorted(here.glob("*.py"))]
+        files = [*sorted((here.parent / "extract").glob("*.py")), *sorted(here.glob("*.py"))]
         h = hashlib.sha256()
         for f in files:
             h.update(f.name.encode())
