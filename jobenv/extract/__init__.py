@@ -2,10 +2,14 @@
 
 :func:`extract_file` renders one file as text; :func:`extract_output` walks an output directory and
 builds one document with a section per file (sorted relative paths), plus the images a visual rubric
-may be shown. Formats follow the JobBench grader: plain text types read as UTF-8, csv raw, workbooks
-per sheet as CSV (or, in ``formulas`` mode, formulas beside cached values), docx as Markdown, pdf per
-page with layout text, pptx per slide, SQLite schema + row counts + up to 500 rows per table, notebooks
-as sources + saved text outputs (never executed), images and other binaries as placeholders.
+may be shown. Formats follow the JobBench grader: plain text types read as UTF-8, csv raw, xlsx/xlsm
+workbooks laid out like the official extractor (formulas recalculated - LibreOffice or the pure-Python
+``formulas`` engine -, formula evidence, values with row numbers and column letters, one budget shared
+across sheets; see :mod:`jobenv.extract.sheets`), docx as Markdown, pdf per page with layout text, pptx
+per slide, SQLite schema + row counts + up to 500 rows per table, notebooks as sources + saved outputs
+(text, HTML rendered to text, tracebacks; never executed, :mod:`jobenv.extract.notebook`), images and
+other binaries as placeholders. README "Comparability with the leaderboard" lists where the text differs
+from the official one.
 
 Failure behaviour: nothing here raises on a bad deliverable. A file that cannot be parsed becomes a
 visible ``[extraction failed: ...]`` marker so a judge sees it rather than silence. Symlinks and special
@@ -24,15 +28,15 @@ import io
 import json
 import os
 import re
-import shutil
 import sqlite3
 import stat
-import subprocess
-import tempfile
 import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
+
+from .recalc import formula_values, recalculate
 
 __all__ = [
     "EXTRACT_VERSION",
@@ -49,9 +53,11 @@ __all__ = [
     "extract_output",
     "is_visual_rubric",
     "select_images",
+    "recalculate",
+    "formula_values",
 ]
 
-EXTRACT_VERSION = "1"
+EXTRACT_VERSION = "2"
 DEFAULT_CAP = 200_000
 SQLITE_ROW_LIMIT = 500
 MAX_IMAGE_BYTES = 20 * 1024 * 1024  # larger images are not worth sending to a judge
@@ -73,10 +79,10 @@ IMAGE_EXTENSIONS = {
 OTHER_IMAGE_EXTENSIONS = frozenset("bmp tif tiff svg ico heic".split())
 SQLITE_EXTENSIONS = frozenset({"db", "sqlite", "sqlite3"})
 
-# Words that make a rubric "visual" (it then gets images). Matched case-insensitively on word starts.
+# The official rule for a "visual" rubric (it then gets images): one of these whole words, any case.
+# Deliberately narrow, as there: "plots", "figures", "chart" and "graph" do not count.
 _VISUAL_RE = re.compile(
-    r"\b(plots?|plotted|plotting|figures?|visuali[sz]ations?|visuali[sz]e[sd]?|heat\s*maps?|histograms?|"
-    r"scatter\s*plots?|biplots?|diagrams?|q-?q|charts?|graphs?)\b",
+    r"\b(?:plot|figure|visuali[sz]ation|visuali[sz]e|heatmap|histogram|scatter ?plot|biplot|diagram|q[- ]?q)\b",
     re.IGNORECASE,
 )
 
@@ -193,111 +199,6 @@ class _Budget:
         return not self.stopped
 
 
-def _stop_note(ws: Any, rows_read: int) -> str:
-    total = getattr(ws, "max_row", None)
-    about = f" of about {total:,}" if isinstance(total, int) and total > rows_read else ""
-    return f"[... truncated by jobenv: sheet read up to row {rows_read:,}{about}; the per-file cap was reached ...]\n"
-
-
-def _trim(row: list[str]) -> list[str]:
-    """Keep the sheet's grid rectangular (like pandas), except that absurdly wide rows - a bogus sheet
-    dimension - lose their trailing empty cells; an all-empty row becomes []."""
-    if not any(row):
-        return []
-    if len(row) > 256:
-        while row and row[-1] == "":
-            row.pop()
-    return row
-
-
-_WS_OPEN_RE = re.compile(rb"<(\w+:)?worksheet\b[^>]*>")
-
-
-def _with_dimensions(path: Path, tmpdir: str) -> tuple[Path, set[str]]:
-    """A workbook openpyxl can stream: (path to read, sheet parts that had no <dimension> record).
-
-    openpyxl's read-only reader parses a whole sheet up front when that record is missing (files written
-    by openpyxl's write-only mode lack it), which costs minutes on big sheets. Such sheets get a
-    placeholder record in a temporary copy; their real extent is recovered with ``reset_dimensions``.
-    """
-    patched: dict[str, bytes] = {}
-    with zipfile.ZipFile(path) as zf:
-        for name in zf.namelist():
-            if not (name.startswith("xl/worksheets/") and name.endswith(".xml")):
-                continue
-            with zf.open(name) as fh:
-                head = fh.read(65536)
-            if b"dimension" in head:
-                continue
-            m = _WS_OPEN_RE.search(head)
-            if m is None:
-                continue
-            prefix = m.group(1) or b""
-            patched[name] = head[: m.end()] + b"<" + prefix + b'dimension ref="A1"/>' + head[m.end():]
-        if not patched:
-            return path, set()
-        out = Path(tmpdir) / "stream.xlsx"
-        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as dst:
-            for info in zf.infolist():
-                if info.filename in patched:
-                    with zf.open(info) as src, dst.open(info.filename, "w", force_zip64=True) as w:
-                        src.read(65536)  # the head, replaced by its patched version
-                        w.write(patched[info.filename])
-                        shutil.copyfileobj(src, w, 1 << 20)
-                else:
-                    dst.writestr(info, zf.read(info), compress_type=info.compress_type)
-    return out, set(patched)
-
-
-def _load_streaming(path: Path, tmpdir: str, data_only: bool) -> Any:
-    import openpyxl
-
-    readable, patched = _with_dimensions(path, tmpdir)
-    wb = openpyxl.load_workbook(readable, read_only=True, data_only=data_only)
-    if patched:
-        for ws in wb.worksheets:
-            if getattr(ws, "_worksheet_path", "").lstrip("/") in patched:
-                ws.reset_dimensions()
-    return wb
-
-
-def _extract_sheets_values(path: Path, cap: int | None = DEFAULT_CAP) -> str:
-    """Each sheet as CSV of its cached values (the cells pandas would read), empty rows dropped.
-
-    Streams rows with openpyxl's read-only reader and stops once the cap is reached, so a 100 MB
-    workbook costs no more than the text that will be shown.
-    """
-    tmp = tempfile.mkdtemp(prefix="jobenv-xlsx-")
-    wb = None
-    budget = _Budget(cap)
-    parts = []
-    try:
-        wb = _load_streaming(path, tmp, data_only=True)
-        for ws in wb.worksheets:
-            if budget.stopped:
-                parts.append(f"--- sheet: {ws.title} ---\n[not shown: the per-file cap was reached]\n")
-                continue
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            n = 0
-            for n, values in enumerate(ws.iter_rows(values_only=True), 1):
-                row = _trim([_cell_str(v) for v in values])
-                if not row:
-                    continue
-                start = buf.tell()
-                w.writerow(row)
-                if not budget.take(buf.tell() - start):
-                    buf.write(_stop_note(ws, n))
-                    break
-            body = buf.getvalue() or "(empty sheet)\n"
-            parts.append(f"--- sheet: {ws.title} ---\n{body}")
-    finally:
-        if wb is not None:
-            wb.close()
-        shutil.rmtree(tmp, ignore_errors=True)
-    return "\n".join(parts) if parts else "(workbook has no sheets)"
-
-
 def _extract_xls_values(path: Path) -> str:
     import pandas as pd
 
@@ -308,101 +209,6 @@ def _extract_xls_values(path: Path) -> str:
         body = _rows_to_csv(df.itertuples(index=False, name=None)) if not df.empty else "(empty sheet)\n"
         parts.append(f"--- sheet: {name} ---\n{body}")
     return "\n".join(parts) if parts else "(workbook has no sheets)"
-
-
-def _recalculated_copy(path: Path, tmpdir: str) -> Path | None:
-    """Recalculate a workbook with LibreOffice headless when it is installed; None otherwise.
-
-    Only used to fill in cached values of formulas; any failure (missing binary, timeout) yields None.
-    """
-    soffice = shutil.which("soffice") or shutil.which("libreoffice")
-    if not soffice:
-        return None
-    try:
-        subprocess.run(
-            [soffice, "--headless", "--calc", "--convert-to", "xlsx", "--outdir", tmpdir, str(path)],
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    out = Path(tmpdir) / (path.stem + ".xlsx")
-    return out if out.is_file() else None
-
-
-def _formula_pass(path: Path, values_path: Path, cap: int | None, recalculated: bool) -> tuple[str, int]:
-    """(text, formulas seen without a cached value). ``values_path`` supplies the cached values."""
-    tmp = tempfile.mkdtemp(prefix="jobenv-xlsx-")
-    wb_f = wb_v = None
-    budget = _Budget(cap)
-    parts = []
-    missing_total = 0
-    try:
-        os.makedirs(os.path.join(tmp, "f"))
-        os.makedirs(os.path.join(tmp, "v"))
-        wb_f = _load_streaming(path, os.path.join(tmp, "f"), data_only=False)
-        wb_v = _load_streaming(values_path, os.path.join(tmp, "v"), data_only=True)
-        for ws in wb_f.worksheets:
-            if budget.stopped:
-                parts.append(f"--- sheet: {ws.title} ---\n[not shown: the per-file cap was reached]\n")
-                continue
-            wv = wb_v[ws.title] if ws.title in wb_v.sheetnames else None
-            v_rows = wv.iter_rows(values_only=True) if wv is not None else iter(())
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            n_formulas = n_missing = n = 0
-            for n, cells in enumerate(ws.iter_rows(values_only=True), 1):
-                cached_row = next(v_rows, ())
-                out_row = []
-                for k, v in enumerate(cells):
-                    if isinstance(v, str) and v.startswith("=") or type(v).__name__ in ("ArrayFormula", "DataTableFormula"):
-                        n_formulas += 1
-                        formula = v if isinstance(v, str) else str(getattr(v, "text", v))
-                        cached = cached_row[k] if k < len(cached_row) else None
-                        if cached is None:
-                            n_missing += 1
-                            out_row.append(f"{formula} => [NO CACHED VALUE]")
-                        else:
-                            tag = " [recalculated]" if recalculated else ""
-                            out_row.append(f"{formula} => {_cell_str(cached)}{tag}")
-                    else:
-                        out_row.append(_cell_str(v))
-                row = _trim(out_row)
-                if not row:
-                    continue
-                start = buf.tell()
-                w.writerow(row)
-                if not budget.take(buf.tell() - start):
-                    buf.write(_stop_note(ws, n))
-                    break
-            missing_total += n_missing
-            header = f"--- sheet: {ws.title} (formulas: {n_formulas}"
-            if n_missing:
-                header += f"; {n_missing} without a cached value - never calculated by a spreadsheet program"
-            header += ") ---\n"
-            parts.append(header + (buf.getvalue() or "(empty sheet)\n"))
-    finally:
-        for wb in (wb_f, wb_v):
-            if wb is not None:
-                wb.close()
-        shutil.rmtree(tmp, ignore_errors=True)
-    return ("\n".join(parts) if parts else "(workbook has no sheets)"), missing_total
-
-
-def _extract_sheets_formulas(path: Path, cap: int | None = DEFAULT_CAP) -> str:
-    """Formulas beside cached values; a formula with no cached value is flagged, and recalculated with
-    LibreOffice headless first when ``soffice`` is installed."""
-    text, missing = _formula_pass(path, path, cap, recalculated=False)
-    if missing and (shutil.which("soffice") or shutil.which("libreoffice")):
-        tmp = tempfile.mkdtemp(prefix="jobenv-recalc-")
-        try:
-            copy = _recalculated_copy(path, tmp)
-            if copy is not None:
-                text, _ = _formula_pass(path, copy, cap, recalculated=True)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return text
 
 
 def _extract_docx(path: Path) -> str:
@@ -518,44 +324,11 @@ def _extract_sqlite(path: Path) -> str:
         con.close()
 
 
-def _nb_text(value: Any) -> str:
-    return "".join(value) if isinstance(value, list) else str(value or "")
-
-
-def _extract_ipynb(path: Path) -> str:
-    nb = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
-    cells = nb.get("cells") if isinstance(nb, dict) else None
-    if cells is None and isinstance(nb, dict):  # nbformat 3
-        cells = [c for ws in nb.get("worksheets", []) for c in ws.get("cells", [])]
-    parts = []
-    for i, cell in enumerate(cells or [], 1):
-        if not isinstance(cell, dict):
-            continue
-        ctype = cell.get("cell_type", "?")
-        parts.append(f"--- cell {i} ({ctype}) ---\n{_nb_text(cell.get('source', cell.get('input', '')))}")
-        for out in cell.get("outputs", []) or []:
-            if not isinstance(out, dict):
-                continue
-            otype = out.get("output_type")
-            if otype == "stream":
-                parts.append(f"[output {out.get('name', 'stdout')}]\n{_nb_text(out.get('text'))}")
-            elif otype == "error":
-                parts.append(f"[output error] {out.get('ename', '')}: {out.get('evalue', '')}")
-            else:
-                data = out.get("data") or {}
-                if "text/plain" in data:
-                    parts.append(f"[output]\n{_nb_text(data['text/plain'])}")
-                for mime in data:
-                    if mime.startswith("image/"):
-                        parts.append(f"[output image: {mime}]")
-    return "\n".join(parts) if parts else "(notebook has no cells)"
-
-
 def extract_file(path: Path, *, mode: ExtractMode = "values", cap: int | None = DEFAULT_CAP) -> str:
     """Render one file as text, capped at ``cap`` characters with a visible marker (SQLite is never capped).
 
     Never raises: an unreadable or malformed file yields ``[extraction failed: ...]``. ``mode`` only
-    matters for xlsx workbooks (``formulas`` shows formulas beside cached values).
+    matters for xlsx workbooks (``formulas`` lists every formula cell in the evidence blocks).
     """
     text, _, _, _ = _extract_one(Path(path), mode, cap)
     return text
@@ -575,8 +348,11 @@ def _extract_one(path: Path, mode: str, cap: int | None) -> tuple[str, str, bool
                 return head + marker, "text", True, False
             kind, text = "text", _read_text(path)
         elif ext in ("xlsx", "xlsm"):
+            from .sheets import WORKBOOK_BUDGET, render_workbook
+
             kind = "workbook"
-            text = _extract_sheets_formulas(path, cap) if mode == "formulas" else _extract_sheets_values(path, cap)
+            budget = None if not cap or cap <= 0 else min(WORKBOOK_BUDGET, cap - min(10_000, cap // 20))
+            text = render_workbook(path, budget=budget, list_all=mode == "formulas")
         elif ext == "xls":
             kind, text = "workbook", _extract_xls_values(path)
             if mode == "formulas":
@@ -590,7 +366,9 @@ def _extract_one(path: Path, mode: str, cap: int | None) -> tuple[str, str, bool
         elif ext in SQLITE_EXTENSIONS:
             return _extract_sqlite(path), "sqlite", False, False
         elif ext == "ipynb":
-            kind, text = "notebook", _extract_ipynb(path)
+            from .notebook import render_notebook
+
+            kind, text = "notebook", render_notebook(path.read_bytes())
         elif ext in IMAGE_EXTENSIONS or ext in OTHER_IMAGE_EXTENSIONS:
             return f"[image file: {name}, {path.stat().st_size:,} bytes]", "image", False, False
         else:
@@ -598,8 +376,8 @@ def _extract_one(path: Path, mode: str, cap: int | None) -> tuple[str, str, bool
     except Exception as exc:  # a broken deliverable is visible to the judge, never silent
         return _failed(exc), "failed", False, True
     if (kind == "workbook" and ext != "xls" or kind == "pdf") and cap:
-        # the row reader already stopped at the cap and said so; allow its notes and sheet headers
-        truncated = "truncated by jobenv" in text or "[not shown: the per-file cap" in text
+        # the reader already kept to its budget and said so; allow its notes and sheet headers
+        truncated = "by jobenv" in text or "[not shown: the per-file cap" in text
         text, hard = _cap(text, cap + 10_000)
         return text, kind, truncated or hard, False
     text, truncated = _cap(text, cap)
@@ -619,6 +397,8 @@ def _image_ref(source: str, mime: str, data: bytes) -> ImageRef:
 
 
 def _images_of(path: Path, rel: str) -> list[ImageRef]:
+    """The images of one deliverable: itself (a standalone image), its word/media members (docx, in
+    member-name order) or its image outputs (notebook, cell and output order)."""
     ext = _ext(path)
     out: list[ImageRef] = []
     try:
@@ -632,18 +412,20 @@ def _images_of(path: Path, rel: str) -> list[ImageRef]:
                     if info.filename.startswith("word/media/") and iext in IMAGE_EXTENSIONS and info.file_size <= MAX_IMAGE_BYTES:
                         out.append(_image_ref(f"{rel}:{info.filename}", IMAGE_EXTENSIONS[iext], zf.read(info)))
         elif ext == "ipynb":
-            nb = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
-            for ci, cell in enumerate(nb.get("cells", []) if isinstance(nb, dict) else [], 1):
-                for out_ in (cell.get("outputs") or []) if isinstance(cell, dict) else []:
-                    data = out_.get("data") or {} if isinstance(out_, dict) else {}
-                    for mime in ("image/png", "image/jpeg", "image/gif", "image/webp"):
-                        if mime in data:
-                            raw = base64.b64decode(_nb_text(data[mime]).replace("\n", ""))
-                            if len(raw) <= MAX_IMAGE_BYTES:
-                                out.append(_image_ref(f"{rel}:cell{ci}", mime, raw))
+            from .notebook import notebook_images
+
+            for label, mime, blob in notebook_images(path.read_bytes()):
+                if len(blob) <= MAX_IMAGE_BYTES:
+                    out.append(_image_ref(f"{rel}:{label}", mime, blob))
     except Exception:  # images are a bonus; the text section already reports broken files
         pass
     return out
+
+
+def _image_group(rel: str) -> int:
+    """The official order: standalone images first, then images inside docx files, then notebook outputs."""
+    ext = rel.rsplit(".", 1)[-1].lower() if "." in rel else ""
+    return 0 if ext in IMAGE_EXTENSIONS else 1 if ext == "docx" else 2 if ext == "ipynb" else 3
 
 
 def is_visual_rubric(text: str, criteria: Iterable[str] = ()) -> bool:
@@ -652,7 +434,8 @@ def is_visual_rubric(text: str, criteria: Iterable[str] = ()) -> bool:
 
 
 def select_images(extraction: Extraction, limit: int = 8) -> list[ImageRef]:
-    """The first ``limit`` distinct images (already deduplicated by content hash) in file order."""
+    """The first ``limit`` distinct images (deduplicated by content hash): standalone images, then docx
+    images, then notebook images, each group in sorted path order (the official order)."""
     return extraction.images[: max(0, limit)]
 
 
@@ -735,8 +518,9 @@ def extract_output(
             size = 0
         ex.files.append(ExtractedFile(path=rel, kind=kind, text=text, size=size, truncated=truncated, failed=failed))
         sections.append(f"===== FILE: {rel} =====\n{text.rstrip()}\n")
-        if with_images:
-            for img in _images_of(path, rel):
+    if with_images:
+        for rel in sorted((r for r in files if _image_group(r) < 3), key=lambda r: (_image_group(r), r)):
+            for img in _images_of(root / rel, rel):
                 if img.sha256 not in seen:
                     seen.add(img.sha256)
                     ex.images.append(img)
