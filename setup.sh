@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up jobenv on a fresh Linux machine: a virtual environment in .venv with the package and its
 # dependencies. With --dev it also installs the test tools and, as root, the system packages the test
-# suite uses (debootstrap to build the Docker test image, chromium to open the HTML report).
+# suite uses (debootstrap to build the Docker test image, chromium to open the HTML report, LibreOffice
+# Calc headless to recalculate workbook formulas as the official judge does).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -24,6 +25,7 @@ if [ "$dev" = 1 ]; then
     missing=()
     command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+    command -v soffice >/dev/null 2>&1 || missing+=(libreoffice-calc-nogui)
     if [ ${#missing[@]} -gt 0 ]; then
       echo "setup.sh: installing ${missing[*]} (Debian packages used by the tests)"
       for attempt in 1 2 3; do  # a mirror hiccup should not fail the whole set-up

@@ -14,10 +14,10 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import JobenvError, TaskFormatError
-from ._common import JUDGE_CHOICES
+from ._common import JUDGE_CHOICES, SCORING_CHOICES, non_negative_int
 
 if TYPE_CHECKING:
     from ..tasks import Task
@@ -34,7 +34,11 @@ class Options:
     task: str | None
     output_dir: str | None
     report: str | None
-    official: str | None
+    details: str | None
+    scorecard: str | None
+    scoring: Literal["strict", "official"]
+    evaluated_model: str | None
+    max_completion_tokens: int | None
     judge: str
     extract_only: bool
     mode: Literal["values", "formulas"]
@@ -47,11 +51,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      help="<env id>:<task id>, e.g. jobenv/sample:financial_managers/task1 (or give --rubrics; no default)")
     p.add_argument("--output-dir", default=None, help="the deliverables to grade (required; no default)")
     p.add_argument("--report", default=None, help="write the JSON report here (default: print it)")
-    p.add_argument("--official", default=None, help="also write the official details JSON shape here (default: not written)")
+    p.add_argument("--details", "--official", dest="details", default=None,
+                   help="also write the official details JSON (the judge.py --details-file shape) here (default: not written)")
+    p.add_argument("--scorecard", default=None, help="also write the official scorecard JSON here (default: not written)")
+    p.add_argument("--scoring", choices=SCORING_CHOICES, default="strict",
+                   help="which score is the reward: criteria recomputed (strict) or the judge's rubric_passed (official)")
+    p.add_argument("--evaluated-model", default=None,
+                   help="evaluated_model written in --details (default: the output directory's name)")
+    p.add_argument("--max-completion-tokens", type=non_negative_int, default=None,
+                   help="the judge's reply limit sent to the API (default: 200000, as the official judge; 0 sends none)")
     p.add_argument("--judge", choices=JUDGE_CHOICES, default="auto", help="judge kind")
     p.add_argument("--extract-only", action="store_true",
                    help="print the extracted deliverable text and stop (default: grade)")
-    p.add_argument("--mode", choices=["values", "formulas"], default="values", help="spreadsheet extraction mode")
+    p.add_argument("--mode", choices=["values", "formulas"], default="values",
+                   help="spreadsheet extraction: formulas lists every formula cell in the evidence")
 
 
 def task_from_rubrics(path: Path) -> Task:
@@ -110,18 +123,27 @@ def run(opts: Options) -> int:
     else:
         assert opts.rubrics is not None  # argparse: one of the two is required
         task = task_from_rubrics(Path(opts.rubrics))
-    judge = make_judge(opts.judge, mode=opts.mode)
+    options: dict[str, Any] = {"mode": opts.mode}
+    if opts.max_completion_tokens is not None and opts.judge != "checks":
+        options["max_completion_tokens"] = opts.max_completion_tokens or None  # 0 sends no limit
+    judge = make_judge(opts.judge, **options)
     report = judge.grade_sync(task, out)
     data = report.model_dump(mode="json")
     if opts.report:
         Path(opts.report).write_text(json.dumps(data, indent=2), encoding="utf-8")
-    if opts.official:
-        Path(opts.official).write_text(json.dumps(report.to_official_details(), indent=2), encoding="utf-8")
+    if opts.details:
+        evaluated = opts.evaluated_model or out.resolve().name
+        payload = report.to_official_details(evaluated_model=evaluated, scoring=opts.scoring)
+        Path(opts.details).write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
+    if opts.scorecard:
+        card = report.to_official_scorecard(scoring=opts.scoring)
+        Path(opts.scorecard).write_text(json.dumps(card, indent=2), encoding="utf-8")
     if not opts.report:
         print(json.dumps(data, indent=2))
+    other: Literal["strict", "official"] = "official" if opts.scoring == "strict" else "strict"
     summary = (
-        f"status {report.status}: score {report.normalized_score:.4f} ({report.total_score:g}/{report.max_score:g}), "
-        f"{report.passed_count}/{report.total_count} rubrics passed, judge {report.judge_kind}"
+        f"status {report.status}: score {report.score(opts.scoring):.4f} ({opts.scoring}; {other} "
+        f"{report.score(other):.4f}), {report.passed_count}/{report.total_count} rubrics passed, judge {report.judge_kind}"
         + (f" ({report.judge_model})" if report.judge_model else "")
     )
     print(summary, file=sys.stderr)

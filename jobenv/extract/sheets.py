@@ -32,13 +32,14 @@ from typing import Any
 
 from .recalc import CellValue, Recalculation, plain, recalculate
 
-__all__ = ["WORKBOOK_BUDGET", "render_workbook", "formula_cells", "share_budget", "fit_lines"]
+__all__ = ["WORKBOOK_BUDGET", "VALUES_HEADING", "render_workbook", "formula_cells", "value_cells", "share_budget", "fit_lines"]
 
 WORKBOOK_BUDGET = 190_000  # characters of sheet text per workbook (official), shared across sheets
 MAX_SHEET_CELLS = 2_000_000  # grid cells per sheet (official limit)
 LIST_ALL_FORMULAS = 32  # a sheet with at most this many formulas lists every one
 _VOLATILE_RE = re.compile(r"\b(WEBSERVICE|DDE|RTD|CALL|REGISTER\.ID|NOW|TODAY|RAND|RANDBETWEEN|RANDARRAY|CELL|INFO)\s*\(", re.I)
 _WS_OPEN_RE = re.compile(rb"<(\w+:)?worksheet\b[^>]*>")
+VALUES_HEADING = "Values (CSV; row numbers and column letters):"
 
 
 @dataclass
@@ -413,7 +414,7 @@ def _render(s: _Sheet, budget: int | None) -> str:
         parts = [s.header]
         if s.formulas:
             parts += ["Formula evidence:", formula_text]
-        parts += ["Values (CSV; row numbers and column letters):", s.grid_header, row_text]
+        parts += [VALUES_HEADING, s.grid_header, row_text]
         return "\n".join(parts)
 
     f_text, r_text = "\n".join(s.formulas), "\n".join(s.rows)
@@ -504,3 +505,21 @@ def render_workbook(path: Path, *, budget: int | None = WORKBOOK_BUDGET, engine:
     if not parts:
         return header + "\n(workbook has no sheets)"
     return header + "\n" + _layout(parts, budget)
+
+
+def value_cells(text: str) -> list[str]:
+    """The value cells of a rendered workbook text (each sheet's CSV grid without its row-number column,
+    header or omission markers): what a grader should read numbers from, not the coordinates."""
+    out: list[str] = []
+    state = "other"  # "header": the next line is the grid header; "grid": CSV rows
+    for line in text.splitlines():
+        if line.startswith("--- sheet: "):
+            state = "other"
+        elif line == VALUES_HEADING:
+            state = "header"
+        elif state == "header":
+            state = "grid"
+        elif state == "grid" and line and not line.startswith(("[... ", "(no non-empty values")):
+            row = next(csv.reader([line]), [])
+            out.extend(row[1:])
+    return out

@@ -1,17 +1,26 @@
 """The grade report: per-criterion and per-rubric verdicts, scores, and how they were obtained.
 
-Scoring follows JobBench: a rubric earns its weight only when every criterion passed; the reward is
-``normalized_score`` = total / max rounded to 4 places. Strict and relaxed passes follow DAYJOB (every
-rubric passed; >= 95 % / >= 90 % of rubrics passed; at most one rubric missed).
+Two scores over the same verdicts, in every report:
 
-Fail-closed: a report with ``status == "error"`` carries a zero reward (``normalized_score`` 0.0,
-``strict_pass`` False) whatever some rubrics earned; the per-rubric results stay for inspection and
-``error`` names each rubric that could not be judged.
+* ``normalized_score`` (the default reward, ``scoring="strict"``): a rubric earns its weight only when
+  every criterion passed - recomputed, as the OpenReward JobBench/JobTasks environments do;
+* ``official_normalized_score`` (``scoring="official"``): a rubric earns its weight when the judge's own
+  ``rubric_passed`` says so, as the official ``judge.py`` credits it (deterministic checks make no such
+  claim, so there both scores agree).
+
+Both are total / max rounded to 4 places. Strict and relaxed passes follow DAYJOB (every rubric passed;
+>= 95 % / >= 90 % of rubrics passed; at most one rubric missed). :meth:`GradeReport.to_official_details`
+and :meth:`GradeReport.to_official_scorecard` write the official result files' shapes.
+
+Fail-closed: a report with ``status == "error"`` carries zero for both scores (and ``strict_pass``
+False) whatever some rubrics earned; the per-rubric results stay for inspection and ``error`` names each
+rubric that could not be judged.
 """
 
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,10 +33,13 @@ __all__ = [
     "Usage",
     "GradeReport",
     "grader_hash",
+    "grader_sha256",
     "build_report",
+    "Scoring",
 ]
 
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 1  # additions since are optional fields with defaults
+Scoring = Literal["strict", "official"]
 
 
 class CriterionResult(BaseModel):
@@ -59,13 +71,16 @@ class Usage(BaseModel):
 
 
 class RubricResult(BaseModel):
-    """One rubric's verdict. ``passed`` is recomputed from the criteria, never taken from a judge's claim."""
+    """One rubric's verdict. ``passed`` is recomputed from the criteria, never taken from a judge's claim;
+    ``official_passed`` is the judge's claim (``rubric_passed``), credited only by official scoring."""
 
     index: int
     rubric: str
     weight: float
     passed: bool = False
     score: float = 0.0
+    official_passed: bool = False
+    matched_by: Literal["index", "position"] | None = None
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
     criteria_results: list[CriterionResult] = Field(default_factory=list)
@@ -87,6 +102,9 @@ class GradeReport(BaseModel):
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
     normalized_score: float = 0.0
+    official_normalized_score: float = 0.0
+    official_total_score: float = 0.0
+    official_passed_count: int = 0
     total_score: float = 0.0
     max_score: float = 0.0
     pass_rate: float = 0.0
@@ -110,63 +128,128 @@ class GradeReport(BaseModel):
     dataset_revision: str | None = None
     usage: Usage = Field(default_factory=Usage)
     latency_s: float = 0.0
+    timestamp: str = ""  # UTC, ISO-8601 to the second: when the grading finished
 
     @property
     def ok(self) -> bool:
         return self.status == "ok"
 
-    def to_official_details(self) -> dict[str, Any]:
-        """The official JobBench details JSON shape (rubric results with ``criteria_results``, scores)."""
+    def score(self, scoring: Scoring = "strict") -> float:
+        """The reward under ``scoring``: ``normalized_score`` (strict) or ``official_normalized_score``."""
+        if scoring == "official":
+            return self.official_normalized_score
+        if scoring == "strict":
+            return self.normalized_score
+        raise ValueError(f"scoring must be 'strict' or 'official', not {scoring!r}")
+
+    def _official_rubrics(self, scoring: Scoring) -> list[dict[str, Any]]:
+        out = []
+        for r in self.rubrics:
+            judged = r.status == "ok"
+            passed = judged and (r.official_passed if scoring == "official" else r.passed)
+            failure = f"Failed after {r.attempts} attempts: {r.error}" if not judged else None
+            crits = [
+                {"index": c.index, "criterion": c.criterion, "passed": judged and c.passed is True,
+                 "reasoning": c.reasoning if judged else f"Failed to get judge response: {r.error}",
+                 "evidence": c.evidence if judged else ""}
+                for c in r.criteria_results
+            ]
+            out.append({
+                "index": r.index,
+                "rubric": r.rubric,
+                "weight": _number(r.weight),
+                "result": {
+                    "passed": passed,
+                    "score": _number(r.weight) if passed else 0,
+                    "criteria_count": len(r.criteria_results),
+                    "criteria_passed": sum(1 for c in crits if c["passed"]),
+                    "criteria_results": crits,
+                    "overall_reasoning": failure if failure else r.overall_reasoning,
+                },
+            })
+        return out
+
+    def to_official_details(self, *, evaluated_model: str = "agent", scoring: Scoring = "strict") -> dict[str, Any]:
+        """The official details file (``judge.py --details-file``), key for key and with its number types:
+        ``evaluated_model``, ``judge_model``, ``judge_implementation`` (``extraction_schema``, ``sha256`` -
+        jobenv's own grader), ``timestamp``, ``total_score``, ``max_score``, ``pass_rate`` ("NN%",
+        truncated), ``passed_count``, ``total_count`` and ``rubrics``. ``scoring`` picks whose verdict
+        marks a rubric passed; a rubric that could not be judged is written as the official judge writes
+        one that failed after its retries (every criterion false, score 0)."""
+        rubrics = self._official_rubrics(scoring)
+        passed = sum(1 for r in rubrics if r["result"]["passed"])
+        total = self.total_count or len(rubrics)
         return {
-            "task_id": self.task_id,
-            "total_score": self.total_score,
-            "max_score": self.max_score,
-            "normalized_score": self.normalized_score,
-            "pass_rate": self.pass_rate,
-            "passed_count": self.passed_count,
-            "total_count": self.total_count,
-            "judge_score": self.judge_score,
-            "judge_model": self.judge_model,
-            "status": self.status,
-            "error": self.error,
-            "rubric_results": [
-                {
-                    "rubric": r.rubric,
-                    "weight": r.weight,
-                    "score": r.score,
-                    "rubric_passed": r.passed,
-                    "overall_reasoning": r.overall_reasoning,
-                    "criteria_results": [
-                        {"index": c.index, "criterion": c.criterion, "passed": bool(c.passed),
-                         "reasoning": c.reasoning, "evidence": c.evidence}
-                        for c in r.criteria_results
-                    ],
-                    **({"error": r.error} if r.error else {}),
-                }
-                for r in self.rubrics
-            ],
+            "evaluated_model": evaluated_model,
+            "judge_model": self.judge_model or self.judge_kind,
+            "judge_implementation": {"extraction_schema": int(self.extraction_version or 0), "sha256": grader_sha256()},
+            "timestamp": self.timestamp or _now(),
+            "total_score": _number(sum(r["result"]["score"] for r in rubrics)),
+            "max_score": _number(sum(r["weight"] for r in rubrics)),
+            "pass_rate": f"{int(passed / total * 100) if total else 0}%",
+            "passed_count": passed,
+            "total_count": total,
+            "rubrics": rubrics,
         }
+
+    def to_official_scorecard(self, *, scoring: Scoring = "strict") -> dict[str, Any]:
+        """The official scorecard object: totals, ``normalized_score`` (total / max, 4 places), ``pass_rate``
+        (a fraction here), counts and per rubric ``rubric_<i>_passed`` (0/1) and ``rubric_<i>_score``.
+        A report with ``status == "error"`` scores 0 (fail-closed), unlike the official judge."""
+        rubrics = self._official_rubrics(scoring)
+        total = sum(r["result"]["score"] for r in rubrics)
+        max_score = sum(r["weight"] for r in rubrics)
+        passed = sum(1 for r in rubrics if r["result"]["passed"])
+        n = len(rubrics)
+        card: dict[str, Any] = {
+            "total_score": _number(total),
+            "max_score": _number(max_score),
+            "normalized_score": self.score(scoring) if self.status == "ok" else 0.0,
+            "pass_rate": round(passed / n, 4) if n else 0.0,
+            "passed_count": passed,
+            "total_count": n,
+        }
+        for r in rubrics:
+            card[f"rubric_{r['index']}_passed"] = 1 if r["result"]["passed"] else 0
+            card[f"rubric_{r['index']}_score"] = r["result"]["score"]
+        return card
+
+
+def _number(x: float | int) -> float | int:
+    """Integers stay integers, as in the rubric files and the official result files."""
+    return int(x) if isinstance(x, float) and x.is_integer() else x
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 _HASH_CACHE: str | None = None
 
 
-def grader_hash() -> str:
-    """A short hash of the grader's source (jobenv/extract.py and jobenv/judge/*.py), so scores from
-    different grader versions are never silently mixed."""
+def grader_sha256() -> str:
+    """SHA-256 over the grader's source (jobenv/extract/*.py, jobenv/judge/*.py and the judge prompts), so
+    scores from different grader versions are never silently mixed."""
     global _HASH_CACHE
     if _HASH_CACHE is None:
         here = Path(__file__).resolve().parent
-        files = [*sorted((here.parent / "extract").glob("*.py")), *sorted(here.glob("*.py"))]
+        files = [*sorted((here.parent / "extract").glob("*.py")), *sorted(here.glob("*.py")),
+                 *sorted((here / "prompts").glob("*.txt"))]
         h = hashlib.sha256()
         for f in files:
-            h.update(f.name.encode())
+            h.update(f.relative_to(here.parent).as_posix().encode() + b"\0")
             try:
                 h.update(f.read_bytes())
             except OSError:
                 h.update(b"?")
-        _HASH_CACHE = h.hexdigest()[:16]
+            h.update(b"\0")
+        _HASH_CACHE = h.hexdigest()
     return _HASH_CACHE
+
+
+def grader_hash() -> str:
+    """The first 16 hex digits of :func:`grader_sha256` (recorded in every report)."""
+    return grader_sha256()[:16]
 
 
 def dataset_revision(task: Any) -> str | None:
@@ -204,6 +287,8 @@ def build_report(
         # a rubric is credited only with a complete, valid set of criterion verdicts
         r.passed = r.status == "ok" and bool(r.criteria_results) and all(c.passed is True for c in r.criteria_results)
         r.score = r.weight if r.passed else 0.0
+        # the official credit: the judge's claim; a judge that makes none (deterministic checks) is taken at its verdict
+        r.official_passed = r.status == "ok" and (r.passed if r.judge_claimed_pass is None else r.judge_claimed_pass)
     total = float(sum(r.score for r in rubrics))
     n = len(rubrics)
     passed_n = sum(1 for r in rubrics if r.passed)
@@ -229,6 +314,7 @@ def build_report(
         usage=usage,
         latency_s=round(latency_s, 4),
         empty_output=empty_output,
+        timestamp=_now(),
     )
     rep.criteria_passed = sum(1 for r in rubrics for c in r.criteria_results if c.passed is True)
     if status == "ok":
@@ -242,4 +328,8 @@ def build_report(
         rep.pass_at_95 = n > 0 and frac >= 0.95
         rep.pass_at_90 = n > 0 and frac >= 0.90
         rep.pass_n_minus_1 = n > 0 and passed_n >= n - 1
+        official = float(sum(r.weight for r in rubrics if r.official_passed))
+        rep.official_total_score = official
+        rep.official_passed_count = sum(1 for r in rubrics if r.official_passed)
+        rep.official_normalized_score = round(official / max_score, 4) if max_score > 0 else 0.0
     return rep

@@ -27,11 +27,11 @@ def prompt_text(request: dict[str, Any]) -> str:
 
 
 def n_criteria(request: dict[str, Any]) -> int:
-    return int(re.search(r"there are (\d+)\)", prompt_text(request)).group(1))
+    return len(re.findall(r"^Criterion \d+: ", prompt_text(request).split("## Deliverables", 1)[0], re.M))
 
 
 def rubric_of(request: dict[str, Any]) -> str:
-    return re.search(r"^RUBRIC: (.*)$", prompt_text(request), re.M).group(1)
+    return re.search(r"^## Rubric\n(.*)$", prompt_text(request), re.M).group(1)
 
 
 def verdict(n: int, passed: list[bool] | None = None, rubric_passed: bool | None = None, **extra: Any) -> dict[str, Any]:

@@ -35,10 +35,11 @@ def case(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_subprocess_checks_report_and_official(case, tmp_path) -> None:
     rub, out = case
-    report, official = tmp_path / "r.json", tmp_path / "o.json"
+    report, official, card = tmp_path / "r.json", tmp_path / "o.json", tmp_path / "s.json"
     proc = subprocess.run(
         [sys.executable, "-m", "jobenv.cli", "judge", "--rubrics", str(rub), "--output-dir", str(out),
-         "--report", str(report), "--official", str(official), "--judge", "checks"],
+         "--report", str(report), "--details", str(official), "--scorecard", str(card), "--judge", "checks",
+         "--evaluated-model", "model-x"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
@@ -46,8 +47,11 @@ def test_subprocess_checks_report_and_official(case, tmp_path) -> None:
     assert data["status"] == "ok" and data["normalized_score"] == 0.6667 and data["total_score"] == 10.0
     assert data["schema_version"] == 1 and data["judge_kind"] == "checks"
     off = json.loads(official.read_text())
-    assert [r["rubric_passed"] for r in off["rubric_results"]] == [True, False]
-    assert "score 0.6667" in proc.stderr
+    assert [r["result"]["passed"] for r in off["rubrics"]] == [True, False]
+    assert off["evaluated_model"] == "model-x" and off["pass_rate"] == "50%" and off["total_score"] == 10
+    sc = json.loads(card.read_text())
+    assert sc["normalized_score"] == 0.6667 and sc["rubric_0_passed"] == 1 and sc["rubric_1_score"] == 0
+    assert "score 0.6667 (strict; official 0.6667)" in proc.stderr
 
 
 def test_auto_without_llm_falls_to_checks_and_error_exit(case, tmp_path, capsys) -> None:
@@ -95,3 +99,32 @@ def test_task_id_from_registry(sample_tasks, tmp_path, capsys) -> None:
     assert data["status"] == "ok" and data["empty_output"] and data["normalized_score"] == 0.0
     assert data["max_score"] == task.max_score and data["task_id"] == task.uid
     assert main(["judge", "--task", "jobenv/sample:no_such/task9", "--output-dir", str(out)]) == 2
+
+
+def test_scoring_flag_picks_the_reward_and_bad_values_exit_2(case, tmp_path, monkeypatch, capsys) -> None:
+    rub, out = case
+
+    def overclaims(req):  # every criterion failed, yet the judge says the rubric passed
+        n = n_criteria(req)
+        return json.dumps(verdict(n, [False] * n, rubric_passed=True))
+
+    with OpenAIServer(overclaims) as srv:
+        monkeypatch.setenv("JOBENV_JUDGE_BASE_URL", srv.base_url)
+        monkeypatch.setenv("JOBENV_JUDGE_API_KEY", "k")
+        monkeypatch.setenv("JOBENV_JUDGE_MODEL", "cli-model")
+        card = tmp_path / "card.json"
+        args = ["judge", "--rubrics", str(rub), "--output-dir", str(out), "--judge", "llm",
+                "--report", str(tmp_path / "r.json"), "--scorecard", str(card), "--max-completion-tokens", "512"]
+        assert main([*args, "--scoring", "official"]) == 0
+        assert "score 1.0000 (official; strict 0.0000)" in capsys.readouterr().err
+        assert json.loads(card.read_text())["normalized_score"] == 1.0
+        assert main(args) == 0
+        assert "score 0.0000 (strict; official 1.0000)" in capsys.readouterr().err
+        assert json.loads(card.read_text())["normalized_score"] == 0.0
+        assert {r["max_completion_tokens"] for r in srv.requests} == {512}
+    with pytest.raises(SystemExit) as exc:
+        main(["judge", "--rubrics", str(rub), "--output-dir", str(out), "--scoring", "lenient"])
+    assert exc.value.code == 2 and "invalid choice" in capsys.readouterr().err
+    assert main(["judge", "--rubrics", str(rub), "--output-dir", str(out), "--max-completion-tokens", "-5"]) == 2
+    err = capsys.readouterr().err
+    assert "--max-completion-tokens must be >= 0" in err and "Traceback" not in err
