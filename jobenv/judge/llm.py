@@ -458,10 +458,10 @@ class LLMJudge(Judge):
         res.judge_claimed_pass = claimed
         res.parse_step = step
         res.matched_by = matched_by
-        recomputed = all(c.passed for c in crit)
-        if claimed and not recomputed:
-            overall = (overall + " " if overall else "") + "[jobenv: the judge claimed a pass over a failed criterion; recomputed as failed]"
         res.overall_reasoning = overall
+        if claimed != all(c.passed for c in crit):
+            res.note = ("[jobenv: the judge's rubric_passed contradicts its criteria; strict scoring recomputes "
+                        "the rubric from the criteria, official scoring credits the claim]")
 
 
 def _api_error(exc: BaseException) -> str:

@@ -81,6 +81,7 @@ class RubricResult(BaseModel):
     score: float = 0.0
     official_passed: bool = False
     matched_by: Literal["index", "position"] | None = None
+    note: str = ""  # what jobenv noticed about the verdict (e.g. a claim contradicting the criteria)
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
     criteria_results: list[CriterionResult] = Field(default_factory=list)
@@ -164,7 +165,8 @@ class GradeReport(BaseModel):
                     "criteria_count": len(r.criteria_results),
                     "criteria_passed": sum(1 for c in crits if c["passed"]),
                     "criteria_results": crits,
-                    "overall_reasoning": failure if failure else r.overall_reasoning,
+                    "overall_reasoning": failure if failure else (
+                        f"{r.overall_reasoning} {r.note}".strip() if scoring == "strict" and r.note else r.overall_reasoning),
                 },
             })
         return out

@@ -197,7 +197,8 @@ def test_rubric_passed_claim_over_failed_criterion_does_not_pass(task, output, t
     assert rep.status == "ok"
     assert rep.normalized_score == 0.0 and rep.passed_count == 0
     assert all(r.judge_claimed_pass is True and r.passed is False for r in rep.rubrics)
-    assert "recomputed as failed" in rep.rubrics[0].overall_reasoning
+    assert "contradicts its criteria" in rep.rubrics[0].note and rep.rubrics[0].overall_reasoning == "ok"
+    assert rep.official_normalized_score == 1.0  # what the official judge would have credited
 
 
 def test_prompt_injection_is_fenced_and_cannot_buy_credit(tmp_path) -> None:
