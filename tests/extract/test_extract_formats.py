@@ -1,4 +1,4 @@
-"""Extraction of real files written by openpyxl, python-docx, python-pptx, fpdf2 and sqlite3."""
+"""Extraction of real files written by python-docx, python-pptx, fpdf2 and sqlite3 (workbooks: test_workbooks.py)."""
 
 from __future__ import annotations
 
@@ -25,21 +25,6 @@ def png_bytes(rgb: tuple[int, int, int] = (255, 0, 0), size: int = 4) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
 
 
-def make_xlsx(path: Path) -> None:
-    import openpyxl
-
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "Summary"
-    ws.append(["Region", "Q3 Revenue"])
-    ws.append(["North", 41250])
-    ws.append(["South", 1200.5])
-    ws["C1"] = "Total"
-    ws["C2"] = "=SUM(B2:B3)"
-    wb.create_sheet("Notes").append(["note", "checked by analyst"])
-    wb.save(path)
-
-
 def test_text_and_csv_raw(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text("# Title\nhello \u00e9", encoding="utf-8")
     (tmp_path / "b.csv").write_text("x,y\n1,2\n", encoding="utf-8")
@@ -47,26 +32,6 @@ def test_text_and_csv_raw(tmp_path: Path) -> None:
     assert extract_file(tmp_path / "a.md") == "# Title\nhello \u00e9"
     assert extract_file(tmp_path / "b.csv") == "x,y\n1,2\n"
     assert extract_file(tmp_path / "bad.txt") == "ok \ufffd\ufffd end"
-
-
-def test_xlsx_values_mode_per_sheet(tmp_path: Path) -> None:
-    make_xlsx(tmp_path / "wb.xlsx")
-    text = extract_file(tmp_path / "wb.xlsx")
-    assert "--- sheet: Summary ---" in text and "--- sheet: Notes ---" in text
-    assert "Region,Q3 Revenue,Total" in text
-    assert "North,41250," in text
-    assert "South,1200.5," in text
-    assert "note,checked by analyst" in text
-    # openpyxl wrote no cached value for the formula: values mode shows an empty cell, like pandas
-    assert "=SUM" not in text
-
-
-def test_xlsx_formulas_mode_flags_missing_cache(tmp_path: Path) -> None:
-    make_xlsx(tmp_path / "wb.xlsx")
-    text = extract_file(tmp_path / "wb.xlsx", mode="formulas")
-    assert "=SUM(B2:B3) => [NO CACHED VALUE]" in text
-    assert "1 without a cached value" in text
-    assert "North,41250," in text
 
 
 def test_docx_markdown_and_embedded_image(tmp_path: Path) -> None:
@@ -164,7 +129,7 @@ def test_ipynb_sources_outputs_never_executed(tmp_path: Path) -> None:
     assert "[output image: image/png]" in text
     assert not (tmp_path / "SHOULD_NOT_EXIST").exists() and not Path("SHOULD_NOT_EXIST").exists()
     ex = extract_output(tmp_path)
-    assert [i.source for i in ex.images] == ["a.ipynb:cell2"]
+    assert [i.source for i in ex.images] == ["a.ipynb:cell-1-output-1:image/png"]  # the official label
 
 
 def test_images_binaries_and_failures(tmp_path: Path) -> None:
@@ -254,43 +219,6 @@ def test_visual_keyword_rule_and_dedup(tmp_path: Path) -> None:
     assert [i.source for i in chosen] == [f"img{i:02d}.png" for i in range(8)]
 
 
-def test_big_workbook_stops_at_cap(tmp_path: Path) -> None:
-    import openpyxl
-
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "Data"
-    for i in range(3000):
-        ws.append([i, f"row {i}"])
-    wb.create_sheet("Later").append(["after"])
-    wb.save(tmp_path / "big.xlsx")
-    text = extract_file(tmp_path / "big.xlsx", cap=5000)
-    assert text.startswith("--- sheet: Data ---\n0,row 0\n1,row 1\n")
-    assert "truncated by jobenv: sheet read up to row" in text and "of about 3,000" in text
-    assert "--- sheet: Later ---\n[not shown: the per-file cap was reached]" in text
-    assert len(text) < 5600
-    full = extract_file(tmp_path / "big.xlsx", cap=None)
-    assert "2999,row 2999" in full and "after" in full and "truncated" not in full
-    formulas = extract_file(tmp_path / "big.xlsx", mode="formulas", cap=5000)
-    assert "truncated by jobenv" in formulas and "(formulas: 0)" in formulas
-
-
-def test_write_only_workbook_without_dimension_record(tmp_path: Path) -> None:
-    import openpyxl
-
-    wb = openpyxl.Workbook(write_only=True)
-    ws = wb.create_sheet("Stream")
-    ws.append(["k", "v"])
-    for i in range(50):
-        ws.append([i, "=1+1" if i == 3 else i * 2])
-    wb.save(tmp_path / "w.xlsx")
-    text = extract_file(tmp_path / "w.xlsx")
-    assert text.startswith("--- sheet: Stream ---\nk,v\n0,0\n1,2\n") and "49,98" in text
-    formulas = extract_file(tmp_path / "w.xlsx", mode="formulas")
-    assert "3,=1+1 => [NO CACHED VALUE]" in formulas and "49,98" in formulas
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.xlsx"]
-
-
 def test_long_pdf_stops_reading_at_cap(tmp_path: Path) -> None:
     from fpdf import FPDF
 
@@ -311,3 +239,42 @@ def test_huge_text_file_read_only_up_to_cap(tmp_path: Path) -> None:
     (tmp_path / "huge.log").write_text("y" * 1_000_000)
     text = extract_file(tmp_path / "huge.log", cap=1000)
     assert text.startswith("y" * 1000) and "of a 1,000,000-byte file" in text and len(text) < 1100
+
+
+def test_ipynb_html_outputs_and_tracebacks(tmp_path: Path) -> None:
+    html = ("<style>td {color: red}</style><table><tr><th>region</th><th>total</th></tr>"
+            "<tr><td>North</td><td>41,250</td></tr></table><script>alert('x')</script>")
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "df",
+         "outputs": [{"output_type": "execute_result", "execution_count": 1, "metadata": {},
+                      "data": {"text/plain": "  region  total\n0  North  ...", "text/html": html}}]},
+        {"cell_type": "code", "metadata": {}, "execution_count": 2, "source": "1/0",
+         "outputs": [{"output_type": "error", "ename": "ZeroDivisionError", "evalue": "division by zero",
+                      "traceback": ["\x1b[0;31mZeroDivisionError\x1b[0m Traceback (most recent call last)",
+                                    "Cell In[2], line 1\n----> 1 1/0", "\x1b[0;31mZeroDivisionError\x1b[0m: division by zero"]}]},
+    ]}
+    (tmp_path / "n.ipynb").write_text(json.dumps(nb))
+    text = extract_file(tmp_path / "n.ipynb")
+    assert "[output text/html]\nregion\ttotal\nNorth\t41,250" in text  # the rows the plain preview elided
+    assert "alert" not in text and "color: red" not in text
+    assert "ZeroDivisionError Traceback (most recent call last)\nCell In[2], line 1\n----> 1 1/0" in text
+    assert "\x1b[" not in text and "ZeroDivisionError: division by zero" in text
+
+
+def test_images_in_the_official_order(tmp_path: Path) -> None:
+    import docx
+
+    (tmp_path / "pic.png").write_bytes(png_bytes((1, 2, 3)))
+    d = docx.Document()
+    d.add_picture(str(tmp_path / "pic.png"))
+    d.save(tmp_path / "a_report.docx")
+    (tmp_path / "pic.png").unlink()
+    img = base64.b64encode(png_bytes((4, 5, 6))).decode()
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "metadata": {},
+          "source": "", "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"image/png": img}}]}]}
+    (tmp_path / "0_analysis.ipynb").write_text(json.dumps(nb))
+    (tmp_path / "z_fig.png").write_bytes(png_bytes((7, 8, 9)))
+    ex = extract_output(tmp_path)
+    # standalone images first, then docx media, then notebook outputs - whatever the file names' order
+    assert [i.source for i in ex.images] == ["z_fig.png", "a_report.docx:word/media/image1.png",
+                                             "0_analysis.ipynb:cell-0-output-0:image/png"]

@@ -55,7 +55,7 @@ class InFlight:
         self.now = 0
         self.max = 0
 
-    def __enter__(self) -> "InFlight":
+    def __enter__(self) -> InFlight:
         with self.lock:
             self.now += 1
             self.max = max(self.max, self.now)
