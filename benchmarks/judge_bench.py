@@ -3,6 +3,8 @@
 1. Grading a 10-rubric task against a loopback OpenAI-compatible judge that takes 200 ms per call,
    versus grading a 1-rubric task (a single call), measured in the same run (target ratio < 2).
 2. Extraction time of a ~5 MB workbook (values and formulas modes) and a 50-page PDF.
+3. Recalculation of a workbook holding 10,000 formulas without cached values (what openpyxl writes), with
+   each engine: LibreOffice headless and the pure-Python ``formulas`` package, plus the whole extraction.
 
 Run: .venv/bin/python benchmarks/judge_bench.py
 """
@@ -10,6 +12,7 @@ Run: .venv/bin/python benchmarks/judge_bench.py
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import tempfile
@@ -45,7 +48,8 @@ def _task(root: Path, n: int) -> Task:
 
 
 def _handler(req: dict) -> Reply:
-    n = int(re.search(r"there are (\d+)\)", req["messages"][-1]["content"]).group(1))
+    head = req["messages"][-1]["content"].split("## Deliverables", 1)[0]
+    n = len(re.findall(r"^Criterion \d+: ", head, re.M))
     body = {"criteria_results": [{"index": i, "passed": True, "reasoning": "r", "evidence": "e"} for i in range(n)],
             "rubric_passed": True, "overall_reasoning": "ok"}
     return Reply(content=json.dumps(body), delay_s=DELAY_S)
@@ -97,8 +101,44 @@ def bench_workbook(tmp: Path) -> dict:
         values_s, text = _time(extract_file, path)
         formulas_s, _ = _time(extract_file, path, mode="formulas")
         result[label] = {"size_mb": round(path.stat().st_size / 1e6, 2), "rows": rows, "values_mode_s": round(values_s, 3),
-                         "formulas_mode_s": round(formulas_s, 3), "capped": "truncated by jobenv" in text}
+                         "formulas_mode_s": round(formulas_s, 3), "capped": "omitted here by jobenv" in text}
     return result
+
+
+def bench_recalc(tmp: Path) -> dict:
+    import openpyxl
+
+    from jobenv.extract import recalc
+
+    n = 10_000
+    path = tmp / "formulas10k.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["qty", "price", "total", "running"])
+    for r in range(2, n // 2 + 2):  # two formulas per row: 10,000 in all
+        ws.append([r, (r % 13) + 0.5, f"=A{r}*B{r}", f"=C{r}+D{r - 1}" if r > 2 else f"=C{r}"])
+    wb.save(path)
+    out: dict = {"formulas": n, "size_mb": round(path.stat().st_size / 1e6, 3)}
+    last = f"D{n // 2 + 1}"
+    for engine in ("libreoffice", "formulas"):
+        recalc._cache.clear()
+        t0 = time.perf_counter()
+        res = recalc.recalculate(path, engine=engine)
+        secs = time.perf_counter() - t0
+        recalc._cache.clear()
+        t0 = time.perf_counter()
+        os.environ[recalc.ENV_ENGINE] = engine  # the extraction uses the same engine
+        try:
+            text = extract_file(path)
+        finally:
+            del os.environ[recalc.ENV_ENGINE]
+        extract_s = time.perf_counter() - t0
+        got = res.get("Sheet", last)
+        out[engine] = {"engine": res.engine, "label": res.label, "recalc_s": round(secs, 3),
+                       "extract_s": round(extract_s, 3), "cells_returned": sum(map(len, res.cells.values())),
+                       f"value_{last}": None if got is None else got.value, "note": res.note,
+                       "text_chars": len(text)}
+    return out
 
 
 def bench_pdf(tmp: Path) -> dict:
@@ -122,7 +162,8 @@ def bench_pdf(tmp: Path) -> dict:
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="jobenv-judge-bench-") as d:
         tmp = Path(d)
-        result = {"judge": bench_judge(tmp), "workbook": bench_workbook(tmp), "pdf": bench_pdf(tmp)}
+        result = {"judge": bench_judge(tmp), "workbook": bench_workbook(tmp), "pdf": bench_pdf(tmp),
+                  "recalc_10k_formulas": bench_recalc(tmp)}
     print(json.dumps(result, indent=2))
 
 

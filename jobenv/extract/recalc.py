@@ -49,7 +49,7 @@ EXCEL_ERRORS = frozenset(
     "#BUSY! #UNKNOWN! Err:502 Err:504 Err:508 Err:511 Err:522 Err:523".split()
 )
 LIBREOFFICE_TIMEOUT_S = 180.0
-FORMULAS_MAX_FORMULAS = 50_000  # the pure-Python engine builds a graph of every cell: bound its cost
+FORMULAS_MAX_FORMULAS = 20_000  # the pure-Python engine builds a graph of every cell (~5 s per 1,000 formulas): bound its cost
 _CACHE_SIZE = 32
 
 

@@ -50,7 +50,7 @@ def _all_pass(request: dict) -> Reply:
     text = request["messages"][-1]["content"]
     if isinstance(text, list):
         text = " ".join(part.get("text", "") for part in text)
-    n = int(re.search(r"numbered from 0; there are (\d+)", text).group(1))
+    n = int(re.search(r"judge all (\d+) of them", text).group(1))
     body = {
         "criteria_results": [{"index": i, "passed": True, "reasoning": "ok", "evidence": "file"} for i in range(n)],
         "rubric_passed": True,

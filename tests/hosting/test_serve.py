@@ -236,8 +236,8 @@ def _judge_reply(request: dict[str, Any]) -> str:
 
     msg = request["messages"][-1]["content"]
     text = msg if isinstance(msg, str) else " ".join(p.get("text", "") for p in msg if isinstance(p, dict))
-    n = int(re.search(r"there are (\d+)\)", text).group(1))
-    rubric_line = next(line for line in text.splitlines() if line.startswith("RUBRIC: "))
+    n = int(re.search(r"judge all (\d+) of them", text).group(1))
+    rubric_line = "RUBRIC: " + text.split("## Rubric\n", 1)[1].splitlines()[0]
     return json.dumps({
         "criteria_results": [{"index": i, "passed": True, "reasoning": rubric_line, "evidence": rubric_line}
                              for i in range(n)],
