@@ -26,6 +26,7 @@ from jobenv.extract import extract_file  # noqa: E402
 from jobenv.judge import LLMJudge  # noqa: E402
 from jobenv.tasks import Task, parse_rubrics  # noqa: E402
 
+
 def _load_server():  # by file path: another installed "tests" package may shadow ours
     import importlib.util
 

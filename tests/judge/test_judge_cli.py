@@ -125,6 +125,7 @@ def test_scoring_flag_picks_the_reward_and_bad_values_exit_2(case, tmp_path, mon
     with pytest.raises(SystemExit) as exc:
         main(["judge", "--rubrics", str(rub), "--output-dir", str(out), "--scoring", "lenient"])
     assert exc.value.code == 2 and "invalid choice" in capsys.readouterr().err
-    assert main(["judge", "--rubrics", str(rub), "--output-dir", str(out), "--max-completion-tokens", "-5"]) == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["judge", "--rubrics", str(rub), "--output-dir", str(out), "--max-completion-tokens", "-5"])
     err = capsys.readouterr().err
-    assert "--max-completion-tokens must be >= 0" in err and "Traceback" not in err
+    assert exc.value.code == 2 and "--max-completion-tokens: must be 0 or more" in err and "Traceback" not in err
