@@ -32,7 +32,16 @@ from typing import Any
 
 from .recalc import CellValue, Recalculation, plain, recalculate
 
-__all__ = ["WORKBOOK_BUDGET", "VALUES_HEADING", "render_workbook", "formula_cells", "value_cells", "share_budget", "fit_lines"]
+__all__ = [
+    "WORKBOOK_BUDGET",
+    "VALUES_HEADING",
+    "render_workbook",
+    "formula_cells",
+    "formula_values",
+    "value_cells",
+    "share_budget",
+    "fit_lines",
+]
 
 WORKBOOK_BUDGET = 190_000  # characters of sheet text per workbook (official), shared across sheets
 MAX_SHEET_CELLS = 2_000_000  # grid cells per sheet (official limit)
@@ -196,6 +205,15 @@ def formula_cells(path: Path) -> dict[str, list[str]]:
             if coords:
                 out[name] = coords
     return out
+
+
+def formula_values(path: Path | str, *, engine: str | None = None) -> dict[str, dict[str, Any]]:
+    """Recalculated values of every formula cell: sheet -> coordinate -> value (errors as their code text,
+    e.g. "#DIV/0!"). Cells no engine could evaluate are absent. For graders that compare numbers.
+    Raises on a workbook openpyxl cannot open; an unknown engine name raises ValueError."""
+    wanted = formula_cells(Path(path))
+    res = recalculate(path, engine=engine, formula_cells=wanted)
+    return {s: {c: (v.error if v.error else v.value) for c, v in cells.items()} for s, cells in res.cells.items()}
 
 
 # ---------------------------------------------------------------------------------------------- values
