@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .recalc import formula_values, recalculate
+from .recalc import recalculate
+from .sheets import formula_values
 
 __all__ = [
     "EXTRACT_VERSION",

@@ -3,8 +3,8 @@
 stale cached values shows what its formulas actually compute.
 
 :func:`recalculate` returns a :class:`Recalculation`: the engine that computed the values and, per sheet
-and cell coordinate, a :class:`CellValue` (a value or an Excel error code). :func:`formula_values` is the
-plain-dict view other graders use. Engine choice: ``engine=`` or ``$JOBENV_RECALC`` (``auto`` - the
+and cell coordinate, a :class:`CellValue` (a value or an Excel error code). :func:`jobenv.extract.sheets.formula_values`
+is the plain-dict view other graders use. Engine choice: ``engine=`` or ``$JOBENV_RECALC`` (``auto`` - the
 default -, ``libreoffice``, ``formulas``, ``none``).
 
 Failure behaviour: never raises for a bad workbook or a missing engine. When no engine can run, the
@@ -37,7 +37,6 @@ __all__ = [
     "CellValue",
     "Recalculation",
     "recalculate",
-    "formula_values",
     "soffice_path",
     "EXCEL_ERRORS",
 ]
@@ -338,13 +337,3 @@ def _fx_value(raw: Any) -> CellValue:
     if isinstance(raw, Token):  # the engine's marker for an empty cell
         return CellValue(value=None)
     return CellValue(value=plain(raw))
-
-
-def formula_values(path: Path | str, *, engine: str | None = None) -> dict[str, dict[str, Any]]:
-    """Recalculated values of every formula cell: sheet -> coordinate -> value (errors as their code text,
-    e.g. "#DIV/0!"). Cells no engine could evaluate are absent. For graders that compare numbers."""
-    from .sheets import formula_cells as _cells
-
-    wanted = _cells(Path(path))
-    res = recalculate(path, engine=engine, formula_cells=wanted)
-    return {s: {c: (v.error if v.error else v.value) for c, v in cells.items()} for s, cells in res.cells.items()}

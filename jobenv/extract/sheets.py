@@ -32,7 +32,16 @@ from typing import Any
 
 from .recalc import CellValue, Recalculation, plain, recalculate
 
-__all__ = ["WORKBOOK_BUDGET", "VALUES_HEADING", "render_workbook", "formula_cells", "value_cells", "share_budget", "fit_lines"]
+__all__ = [
+    "WORKBOOK_BUDGET",
+    "VALUES_HEADING",
+    "render_workbook",
+    "formula_cells",
+    "formula_values",
+    "value_cells",
+    "share_budget",
+    "fit_lines",
+]
 
 WORKBOOK_BUDGET = 190_000  # characters of sheet text per workbook (official), shared across sheets
 MAX_SHEET_CELLS = 2_000_000  # grid cells per sheet (official limit)
@@ -40,9 +49,10 @@ LIST_ALL_FORMULAS = 32  # a sheet with at most this many formulas lists every on
 _VOLATILE_RE = re.compile(r"\b(WEBSERVICE|DDE|RTD|CALL|REGISTER\.ID|NOW|TODAY|RAND|RANDBETWEEN|RANDARRAY|CELL|INFO)\s*\(", re.I)
 _WS_OPEN_RE = re.compile(rb"<(\w+:)?worksheet\b[^>]*>")
 VALUES_HEADING = "Values (CSV; row numbers and column letters):"
+_FORMULA_TAG_RE = re.compile(rb"<(?:\w+:)?f[\s>/]")
 
 
-@dataclass
+@dataclass(slots=True)
 class _Cell:
     row: int
     col: int
@@ -109,12 +119,27 @@ class _Book:
     volatile: list[str]
 
 
+def _has_formulas(zf: zipfile.ZipFile) -> bool:
+    """Whether any worksheet holds a formula element (a byte scan: far cheaper than parsing the XML)."""
+    for name in zf.namelist():
+        if not (name.startswith("xl/worksheets/") and name.endswith(".xml")):
+            continue
+        with zf.open(name) as fh:
+            tail = b""
+            while chunk := fh.read(1 << 20):
+                if _FORMULA_TAG_RE.search(tail + chunk):
+                    return True
+                tail = chunk[-16:]
+    return False
+
+
 def _read(path: Path) -> _Book:
     from openpyxl.styles.numbers import is_date_format
     from openpyxl.utils import get_column_letter
 
     with zipfile.ZipFile(path) as zf:
         names = zf.namelist()
+        formulas_inside = _has_formulas(zf)
     external = any(n.startswith("xl/externalLinks/") for n in names)
     macros = any(n.lower().endswith("vbaproject.bin") for n in names)
     tmp = tempfile.mkdtemp(prefix="jobenv-xlsx-")
@@ -126,7 +151,8 @@ def _read(path: Path) -> _Book:
         (Path(tmp) / "f").mkdir()
         (Path(tmp) / "v").mkdir()
         wb_f = _load(path, str(Path(tmp) / "f"), data_only=False)
-        wb_v = _load(path, str(Path(tmp) / "v"), data_only=True)
+        # cached values matter only for formula cells: a workbook without any is read once
+        wb_v = _load(path, str(Path(tmp) / "v"), data_only=True) if formulas_inside else None
         try:
             for name, dn in wb_f.defined_names.items():
                 defined.append(f"{name}: {dn.attr_text}")
@@ -137,7 +163,7 @@ def _read(path: Path) -> _Book:
             if size > MAX_SHEET_CELLS:
                 sheets.append((ws.title, f"not shown: {size:,} grid cells exceed the {MAX_SHEET_CELLS:,}-cell limit"))
                 continue
-            wv = wb_v[ws.title] if ws.title in wb_v.sheetnames else None
+            wv = wb_v[ws.title] if wb_v is not None and ws.title in wb_v.sheetnames else None
             v_rows = wv.iter_rows() if wv is not None else iter(())
             cells: list[_Cell] = []
             for r, row in enumerate(ws.iter_rows(), 1):
@@ -179,6 +205,15 @@ def formula_cells(path: Path) -> dict[str, list[str]]:
             if coords:
                 out[name] = coords
     return out
+
+
+def formula_values(path: Path | str, *, engine: str | None = None) -> dict[str, dict[str, Any]]:
+    """Recalculated values of every formula cell: sheet -> coordinate -> value (errors as their code text,
+    e.g. "#DIV/0!"). Cells no engine could evaluate are absent. For graders that compare numbers.
+    Raises on a workbook openpyxl cannot open; an unknown engine name raises ValueError."""
+    wanted = formula_cells(Path(path))
+    res = recalculate(path, engine=engine, formula_cells=wanted)
+    return {s: {c: (v.error if v.error else v.value) for c, v in cells.items()} for s, cells in res.cells.items()}
 
 
 # ---------------------------------------------------------------------------------------------- values

@@ -16,13 +16,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import JudgeConfigError
 
-__all__ = ["JudgeConfig", "ENV_BASE_URL", "ENV_API_KEY", "ENV_MODEL", "CONFIG_HINT", "JUDGE_KINDS"]
+__all__ = ["JudgeConfig", "ENV_BASE_URL", "ENV_API_KEY", "ENV_MODEL", "CONFIG_HINT", "JUDGE_KINDS",
+           "DEFAULT_MAX_COMPLETION_TOKENS"]
 
 ENV_BASE_URL = "JOBENV_JUDGE_BASE_URL"
 ENV_API_KEY = "JOBENV_JUDGE_API_KEY"
 ENV_MODEL = "JOBENV_JUDGE_MODEL"
 CONFIG_HINT = f"set {ENV_BASE_URL}, {ENV_API_KEY} and {ENV_MODEL} (or pass base_url, api_key and model)"
 JUDGE_KINDS = ("auto", "checks", "llm")
+DEFAULT_MAX_COMPLETION_TOKENS = 200_000  # what the official judge sends
 
 
 class JudgeConfig(BaseModel):
@@ -43,7 +45,7 @@ class JudgeConfig(BaseModel):
     max_images: int = Field(default=8, ge=0)
     cache_dir: Path | str | bool | None = None
     temperature: float = Field(default=0.0, ge=0)
-    max_completion_tokens: int | None = Field(default=200_000, ge=1)  # what the official judge sends
+    max_completion_tokens: int | None = Field(default=DEFAULT_MAX_COMPLETION_TOKENS, ge=1)  # None: send no limit
 
     @classmethod
     def build(cls, **options: Any) -> JudgeConfig:

@@ -35,7 +35,7 @@ from typing import Any, Literal
 from ..errors import JudgeConfigError
 from ..extract import Extraction, ExtractMode, ImageRef, extract_output, is_visual_rubric, select_images
 from .base import Judge, empty_output_report, rejected_report
-from .config import CONFIG_HINT, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, JudgeConfig
+from .config import CONFIG_HINT, DEFAULT_MAX_COMPLETION_TOKENS, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, JudgeConfig
 from .report import CriterionResult, GradeReport, RubricResult, Usage, build_report
 
 __all__ = [
@@ -56,7 +56,6 @@ __all__ = [
 ]
 
 CACHE_SCHEMA_VERSION = 2
-DEFAULT_MAX_COMPLETION_TOKENS = 200_000  # what the official judge sends
 
 
 class ReplyError(Exception):

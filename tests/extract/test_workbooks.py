@@ -238,3 +238,35 @@ def test_judge_text_carries_the_recalculated_value(engine: str, tmp_path: Path) 
         text = prompt_text(srv.requests[0])
     assert rep.status == "ok"
     assert "===== FILE: budget.xlsx =====" in text and "5,Total,600,over" in text and LABEL[engine] in text
+
+
+def test_values_a_grader_reads_are_what_the_formulas_compute(engine: str, tmp_path: Path) -> None:
+    """Correct answers written as formulas show their value; a wrong formula behind a right-looking cache, a
+    wrong formula, a blind answer and mere row numbers do not show 600 among the values."""
+    import openpyxl
+
+    def book(name: str, total: str | int | None, filler: int = 0) -> Path:
+        path = tmp_path / f"{name}.xlsx"
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        for item, amount in (("Rent", 100), ("Staff", 200), ("Travel", 300)):
+            ws.append([item, amount])
+        if total is not None:
+            ws.append(["Total", total])
+        for _ in range(filler):
+            ws.append(["note", "see above"])
+        wb.save(path)
+        return path
+
+    def values(path: Path) -> list[str]:
+        return value_cells(extract_file(path))
+
+    assert "600" in values(book("formula", "=SUM(B1:B3)"))  # no cached value: only recalculation shows 600
+    assert "600" in values(book("literal", 600))
+    wrong = book("wrong", "=SUM(B1:B2)")
+    assert "300" in values(wrong) and "600" not in values(wrong)
+    with_cached_value(wrong, tmp_path / "stale.xlsx", "SUM(B1:B2)", "600")  # right number, stale, wrong formula
+    assert "600" not in values(tmp_path / "stale.xlsx") and "300" in values(tmp_path / "stale.xlsx")
+    assert "600" not in values(book("blind", None))
+    filled = book("rownum", None, filler=600)  # row numbers are coordinates, not values
+    assert "\n600,note,see above" in extract_file(filled) and "600" not in values(filled)
