@@ -63,6 +63,7 @@ from ..gc import host_tempdir, owner_alive
 from . import _mounts
 from ._agent import CONTROLLER
 from ._cgroups import cgroup_parents, rmdir_quiet, setup_cgroups
+from ._spawn import spawner, unavailable_error, verify_started
 
 __all__ = ["LocalSandbox", "bwrap_binary", "gc_local"]
 
@@ -238,8 +239,15 @@ class LocalSandbox(Sandbox):
 
     async def _launch(self, task_folder: Path | None, policy: _net.NetworkPolicy | None) -> None:
         st = self._state
-        if policy is not None:
-            pasta = _net.pasta_binary()  # before anything is made: a missing stack is a clear error
+        pasta = _net.pasta_binary() if policy is not None else None  # first: a missing stack is a clear error
+        # the blocking part (cgroup folders, the /etc copy, fork and exec) runs on a spawner thread so the event
+        # loop keeps serving other episodes; that thread lives as long as the process, and --die-with-parent
+        # ties the sandbox to the thread that forked it
+        loop = asyncio.get_running_loop()
+        proc, hidden, (out_r, st_r, info_r) = await loop.run_in_executor(spawner(), self._spawn, st)
+        await self._after_spawn(proc, hidden, out_r, st_r, info_r, task_folder, policy, pasta)
+
+    def _spawn(self, st: dict[str, Any]) -> tuple[subprocess.Popen[bytes], list[str], tuple[int, int, int]]:
         hidden = _mounts.host_only_paths()
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
         st_r, st_w = os.pipe2(os.O_CLOEXEC)
@@ -260,6 +268,12 @@ class LocalSandbox(Sandbox):
             for fd in [out_w, st_w, info_w, *cg_fds]:
                 os.close(fd)
         st["proc"] = proc
+        return proc, hidden, (out_r, st_r, info_r)
+
+    async def _after_spawn(self, proc: subprocess.Popen[bytes], hidden: list[str], out_r: int, st_r: int,
+                           info_r: int, task_folder: Path | None, policy: _net.NetworkPolicy | None,
+                           pasta: Any) -> None:
+        st = self._state
         os.set_blocking(out_r, False)
         line = await self._read_line(st_r, timeout=15.0)
         if not line.startswith("ready"):
@@ -269,7 +283,7 @@ class LocalSandbox(Sandbox):
                 err = proc.stderr.read() if proc.stderr else b""
             except Exception:
                 pass
-            raise self._unavailable(line if line.startswith("fail") else err.decode("utf-8", "replace").strip(),
+            raise unavailable_error(line if line.startswith("fail") else err.decode("utf-8", "replace").strip(),
                                     proc.returncode)
         info = b""
         os.set_blocking(info_r, False)
@@ -298,24 +312,9 @@ class LocalSandbox(Sandbox):
         self._ws = root + WORKSPACE
         if not os.path.isdir(self._ws):
             raise SandboxError(f"cannot reach the sandbox workspace at {self._ws}")
-        _protect_from_oom(agent_pid)
-        _mounts.check_invisible(root, hidden + _mounts.task_host_only(task_folder), _mounts.mount_sources())
+        await asyncio.to_thread(verify_started, agent_pid, root, hidden, task_folder)
         if policy is not None:
             await asyncio.to_thread(_net.attach, pasta, agent_pid, policy, st)
-
-    def _unavailable(self, err: str, rc: int | None) -> SandboxError:
-        low = err.lower()
-        if any(s in low for s in ("namespace", "uid map", "permission denied", "operation not permitted")):
-            return SandboxUnavailableError(
-                f"bubblewrap could not create the sandbox namespaces ({err or f'exit {rc}'}). The host must allow "
-                "unprivileged user namespaces: e.g. `sysctl -w kernel.unprivileged_userns_clone=1`, "
-                "`sysctl -w user.max_user_namespaces=15000`, or on Ubuntu 24.04+ "
-                "`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`; inside Docker run with "
-                "--security-opt seccomp=unconfined --security-opt apparmor=unconfined (or --privileged). "
-                "Alternatively use sandbox='docker', or (never for untrusted code) "
-                "make_sandbox('local', unsafe_no_isolation=True)."
-            )
-        return SandboxError(f"the sandbox failed to start: {err or f'bwrap exited with {rc}'}")
 
     async def _launch_unsafe(self) -> None:
         warnings.warn(
@@ -565,15 +564,6 @@ class LocalSandbox(Sandbox):
                 )
             except OSError as exc:
                 raise SandboxError(f"cannot export {WORKSPACE}/output to {dest}: {exc}") from None
-
-
-def _protect_from_oom(pid: int) -> None:
-    """Best effort (needs root): the controller is never the OOM killer's choice; its commands are (score 1000)."""
-    try:
-        with open(f"/proc/{pid}/oom_score_adj", "w") as f:
-            f.write("-1000")
-    except OSError:
-        pass
 
 
 def gc_local(verbose: bool = True) -> int:
