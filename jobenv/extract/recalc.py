@@ -15,6 +15,7 @@ that recalculates on load, no macros, a timeout, and its own temporary directory
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import math
 import os
@@ -169,6 +170,19 @@ _PROFILE_XCU = """<?xml version="1.0" encoding="UTF-8"?>
 """
 _lo_version: str | None = None
 _lo_lock = threading.Lock()
+_lo_profile: tuple[int, Path] | None = None  # (pid, directory): a forked child makes its own
+
+
+def _profile() -> Path:
+    """This process's LibreOffice profile (made once: a fresh profile costs seconds per start). Call under _lo_lock."""
+    global _lo_profile
+    if _lo_profile is None or _lo_profile[0] != os.getpid() or not _lo_profile[1].is_dir():
+        root = Path(tempfile.mkdtemp(prefix="jobenv-lo-profile-"))
+        (root / "user").mkdir()
+        (root / "user" / "registrymodifications.xcu").write_text(_PROFILE_XCU, encoding="utf-8")
+        atexit.register(shutil.rmtree, root, True)
+        _lo_profile = (os.getpid(), root)
+    return _lo_profile[1]
 
 
 def _libreoffice_label(soffice: str) -> str:
@@ -190,17 +204,15 @@ def _libreoffice(path: Path, formula_cells: dict[str, list[str]] | None) -> Reca
     label = _libreoffice_label(soffice)
     tmp = tempfile.mkdtemp(prefix="jobenv-lo-")
     try:
-        profile = Path(tmp) / "profile"
-        (profile / "user").mkdir(parents=True)
-        (profile / "user" / "registrymodifications.xcu").write_text(_PROFILE_XCU, encoding="utf-8")
         src = Path(tmp) / ("in" + path.suffix.lower())
         shutil.copyfile(path, src)  # a plain name: agent file names never reach the command line
         outdir = Path(tmp) / "out"
         env = {**os.environ, "HOME": tmp, "TMPDIR": tmp, "SAL_USE_VCLPLUGIN": "svp"}
-        cmd = [soffice, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore", "--nologo",
-               "--nodefault", "--nolockcheck", "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", str(outdir), str(src)]
         try:
-            with _lo_lock:  # one conversion at a time per process: soffice is memory-hungry
+            with _lo_lock:  # one conversion at a time per process: soffice is memory-hungry, the profile is shared
+                cmd = [soffice, f"-env:UserInstallation={_profile().as_uri()}", "--headless", "--norestore", "--nologo",
+                       "--nodefault", "--nolockcheck", "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir",
+                       str(outdir), str(src)]
                 proc = subprocess.run(cmd, capture_output=True, timeout=LIBREOFFICE_TIMEOUT_S, env=env, cwd=tmp)
         except subprocess.TimeoutExpired:
             return Recalculation("none", "none", note=f"{label} timed out after {LIBREOFFICE_TIMEOUT_S:g} s")

@@ -383,6 +383,7 @@ def _sheet(name: str, cells: list[_Cell], calc: Recalculation, restricted: bool,
         "stale": sum(o.stale for o in shown.values()),
         "errors": sum(bool(o.recalculated and o.recalculated.error) for o in shown.values()),
         "uncalculated": sum(o.uncalculated for o in shown.values()),
+        "names": sum(bool(o.recalculated and o.recalculated.error == "#NAME?") for o in shown.values()),
         "formulas": n_formulas,
     }
     return _Sheet(header, _formula_block(cells, shown, calc.engine, list_all),
@@ -518,7 +519,7 @@ def render_workbook(path: Path, *, budget: int | None = WORKBOOK_BUDGET, engine:
     if book.defined_names:
         head.append("Defined names: " + "; ".join(book.defined_names[:50]) + (" ..." if len(book.defined_names) > 50 else ""))
     parts: list[str | _Sheet] = []
-    totals = {"stale": 0, "errors": 0, "uncalculated": 0}
+    totals = {"stale": 0, "errors": 0, "uncalculated": 0, "names": 0}
     for name, cells in book.sheets:
         if isinstance(cells, str):
             parts.append(f"--- sheet: {name} ---\n[{cells}]")
@@ -531,6 +532,9 @@ def render_workbook(path: Path, *, budget: int | None = WORKBOOK_BUDGET, engine:
         head.append(f"[note: {totals['stale']} cached value(s) disagree with the recalculation (STALE CACHE); recalculated values shown]")
     if totals["errors"]:
         head.append(f"[note: {totals['errors']} formula cell(s) give a calculation error]")
+    if calc.engine == "formulas" and totals["names"]:
+        head.append("[note: the pure-Python engine gives #NAME? for functions it does not implement, so those "
+                    "cells are not necessarily wrong in a spreadsheet program]")
     if totals["uncalculated"]:
         head.append(f"[note: {totals['uncalculated']} formula cell(s) were not calculated by any engine; "
                     "cached values, where present, are shown and marked]")
