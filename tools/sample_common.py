@@ -212,21 +212,24 @@ def write_sqlite(path: Path, ddl: str, tables: dict[str, list[Sequence[Any]]]) -
 
 
 class Crit:
-    """One criterion with its deterministic check."""
+    """One criterion with its deterministic check (a model of jobenv.check_models)."""
 
-    def __init__(self, text: str, check: dict[str, Any]):
+    def __init__(self, text: str, check: Any):
         self.text = text
         self.check = check
 
 
 def rubric(text: str, weight: int, crits: list[Crit]) -> dict[str, Any]:
+    """One rubric in the RUBRICS.json shape; checks written by jobenv.check_models.check_json."""
+    from jobenv.check_models import check_json
+
     assert weight in (6, 10), weight
     assert 1 <= len(crits), text
     return {
         "rubric": text,
         "weight": weight,
         "criterion": [c.text for c in crits],
-        "jobenv_checks": [c.check for c in crits],
+        "jobenv_checks": [check_json(c.check) for c in crits],
     }
 
 

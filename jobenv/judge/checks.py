@@ -13,7 +13,8 @@ Rules that decide scores:
 * ``field``: every value given for the label must pass; none given fails. Text answers may be followed by
   an explanation; a value naming two of the field's ``options`` fails. Numbers: of the value's numbers
   outside asides ("(after removing 4 duplicates)"; an aside offering an alternative, "(or 41,300)", is
-  read), one is within the tolerance and none of the same magnitude (a tenth to ten times) is outside it.
+  read) in its first clause ("-5.47 mmHg, 95% CI ..." reads -5.47), one is within the tolerance and none of
+  the same magnitude (a tenth to ten times) is outside it.
 * ``number``: a number within the tolerance appears; another distinct number within 0.5 % of the value
   (a candidate answer), or more than ``SPRAY_LIMIT`` numbers near it, fails.
 * ``text``: patterns that refer to lines run only on text that keeps its lines.
@@ -207,11 +208,21 @@ def _drop_asides(value: str) -> str:
     return _ASIDE_RE.sub(lambda m: m.group(0) if _HEDGE_RE.search(m.group(1)) else " ", value)
 
 
+_CLAUSE_RE = re.compile(r"(?:[,;:]|\s[-\u2013\u2014]|\.)\s+(?=[A-Za-z]|\d+%?\s*[A-Za-z])"
+                        r"(?!(?:or|alternatively|possibly|maybe|either)\b)",
+                        re.IGNORECASE)
+
+
 def _value_numbers(value: str) -> list[float]:
+    """The numbers of a field value's first clause ("-5.47 mmHg, 95% CI ..." reads -5.47), asides dropped."""
     v = strip = value.strip()
     if strip.startswith("(") and strip.endswith(")") and len(find_numbers(strip[1:-1], words=False)) > 1:
         v = strip[1:-1]
-    return [n.value for n in find_numbers(_drop_asides(v))]
+    v = _drop_asides(v)
+    m = _CLAUSE_RE.search(v)
+    if m and find_numbers(v[: m.start()]):
+        v = v[: m.start()]
+    return [n.value for n in find_numbers(v)]
 
 
 def _same_quantity(x: float, want: float) -> bool:
