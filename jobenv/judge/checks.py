@@ -21,9 +21,11 @@ Rules that decide scores:
 * Tables: the header is the first of the first 20 rows holding every column the check needs (a header
   cell may carry a unit in parentheses); ``row_count`` counts rows with a filled key column that are not
   total or note rows; ``cell`` needs every row (in every candidate sheet) matching the key to agree.
-* A prohibition (absent text, ``not``, ``ids`` with ``present="none"``, a zero row count) is credited only
-  when each deliverable it reads exists and carries substance: some positive fact check elsewhere in the
-  task passes on that same file (or, with none defined, the file has at least 25 words).
+* A criterion a deliverable with no right fact could pass - a prohibition (absent text, ``not``, ``ids``
+  with ``present="none"``, a zero row count) or structure only (``file_exists``, ``columns``) - is credited
+  only when each deliverable it reads exists and carries substance: some positive fact check of the task
+  passes on that same file (or, with none defined, the file has at least 25 words). So placeholder files
+  with the right names and headers earn nothing.
 
 Failure behaviour: evaluating a check never raises. A deliverable that cannot be read makes the criterion
 fail with the reason as evidence; a task with criteria needing the LLM is a grading *error* here.
@@ -59,7 +61,8 @@ from .base import Judge, empty_output_report, rejected_report
 from .reading import Uncomputed, find_numbers, norm, parse_numbers, to_number
 from .report import CriterionResult, GradeReport, RubricResult, build_report
 
-__all__ = ["ChecksJudge", "CheckContext", "evaluate_check", "evaluate_rubrics", "parse_numbers", "SPRAY_LIMIT"]
+__all__ = ["ChecksJudge", "CheckContext", "evaluate_check", "evaluate_rubrics", "is_prohibition", "needs_substance",
+           "parse_numbers", "SPRAY_LIMIT"]
 
 Verdict = tuple[bool, str]
 _TABLE_EXTS = {"csv", "tsv", "xlsx", "xlsm", "xls"}
@@ -554,6 +557,15 @@ def is_prohibition(check: Any) -> bool:
     return False
 
 
+def needs_substance(check: Any) -> bool:
+    """True for a check that a deliverable with no right fact can pass: a prohibition, or structure only
+    (``file_exists``, ``columns``). Such a criterion is credited only on a deliverable with substance."""
+    if is_prohibition(check):
+        return True
+    leaves = check_leaves(check)
+    return all(isinstance(leaf, (FileExistsCheck, ColumnsCheck)) or is_prohibition(leaf) for leaf in leaves)
+
+
 def _positive_leaf(leaf: Any) -> bool:
     if isinstance(leaf, (FieldCheck, NumberCheck, CellCheck)):
         return True
@@ -594,14 +606,14 @@ def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction |
                 row.append(None)
                 continue
             passed, evidence = evaluate_check(check, ctx)
-            if passed and is_prohibition(check):
+            if passed and needs_substance(check):
                 for leaf in check_leaves(check):
                     rel = ctx.resolve(leaf)[0] if hasattr(leaf, "names") else None
                     if rel is None and hasattr(leaf, "names"):
-                        passed, evidence = False, f"prohibition not credited: {ctx.resolve(leaf)[1]}"
+                        passed, evidence = False, f"not credited: {ctx.resolve(leaf)[1]}"
                         break
                     if rel is not None and not _substance(rel, positives, ctx):
-                        passed, evidence = False, (f"prohibition not credited: {rel} carries no substance "
+                        passed, evidence = False, (f"not credited: {rel} carries no substance "
                                                    "(no graded fact in it is right)")
                         break
             row.append((passed, evidence))

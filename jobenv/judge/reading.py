@@ -49,7 +49,7 @@ _NUM_RE = re.compile(
     r"[ \t]?(?P<sign2>[-\u2212])?"
     r"(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)?(?P<frac>\.\d+)?(?P<exp>[eE][-+]?\d+)?"
     r"(?:[ \t]?(?P<scale>thousand|million|billion|mn|mm|bn|[kKmM])(?![A-Za-z]))?"
-    r"(?![\w])(?:[ \t]?(?P<pct>%|percent\b|per cent\b))?[ \t]?(?P<close>\))?"
+    r"(?![\d])(?:[ \t]?(?P<pct>%|percent\b|per cent\b))?[ \t]?(?P<close>\))?"
 )
 _DATE_RE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
 _WORDS = {w: i for i, w in enumerate(
