@@ -116,6 +116,14 @@ _LIST_SPLIT_RE = re.compile(r"\s*(?:;|,|\band\b|&|/|\n)\s*", re.IGNORECASE)
 _NONE_WORDS = {"none", "nil", "n/a", "na", "-", "\u2014", "no groups", "nothing", "0"}
 
 
+_NONE_RE = re.compile(r"^(none|nil|n/?a|nothing|no\b|zero|0\b|-|\u2014|\u2013)", re.IGNORECASE)
+
+
+def _says_none(value: str) -> bool:
+    """An empty list stated as such ("none", "n/a", "no group ..."), not a placeholder."""
+    return bool(_NONE_RE.match(norm(value)))
+
+
 def _items(value: str, options: Sequence[str] | None) -> list[str]:
     if options:
         return mentions(value, options)
@@ -147,6 +155,8 @@ def judge_field_value(c: FieldCheck, value: str) -> Verdict:
     got = set(_items(value, c.options))
     if c.items is not None:
         want_set = {norm(i) for i in c.items}
+        if not want_set and not _says_none(value):
+            return False, f"{value!r} does not say none"
         if got == want_set:
             return True, repr(value)
         return False, f"{value!r} lists {sorted(got)} (expected {sorted(want_set)})"

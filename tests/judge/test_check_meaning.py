@@ -286,3 +286,11 @@ def test_p_value_ban_reads_statements_not_words(tmp_path: Path) -> None:
     assert run(ban, memo(tmp_path, "No p-value is reported, per SAP 9.3.\n", "n.md"))[0]
     assert not run(ban, memo(tmp_path, "p-value: 0.005\n", "n.md"))[0]
     assert not run(ban, memo(tmp_path, "difference significant (p < .01)\n", "n.md"))[0]
+
+
+def test_empty_list_must_be_stated(tmp_path: Path) -> None:
+    none = {"kind": "field", "file": "memo.md", "label": "Groups above limit", "options": GROUPS, "items": []}
+    assert run(none, memo(tmp_path, "Groups above limit: none\n"))[0]
+    assert run(none, memo(tmp_path, "Groups above limit: None - every rank is below the limit\n"))[0]
+    assert not run(none, memo(tmp_path, "Groups above limit: <to be completed>\n"))[0]
+    assert not run(none, memo(tmp_path, "Groups above limit: Professor\n"))[0]
