@@ -26,6 +26,18 @@ from datetime import date, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sample_common import (  # noqa: E402
+    Crit,
+    rubric,
+    write_csv,
+    write_docx,
+    write_pdf,
+    write_pptx,
+    write_sqlite,
+    write_task,
+    write_xlsx,
+)
+
 from jobenv.check_models import (  # noqa: E402
     AllOfCheck,
     AnyOfCheck,
@@ -39,17 +51,6 @@ from jobenv.check_models import (  # noqa: E402
     NumberCheck,
     RowCountCheck,
     TextCheck,
-)
-from sample_common import (  # noqa: E402
-    Crit,
-    rubric,
-    write_csv,
-    write_docx,
-    write_pdf,
-    write_pptx,
-    write_sqlite,
-    write_task,
-    write_xlsx,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -438,7 +439,7 @@ def build_supply_chain_managers(out: Path) -> None:
     demand_rows, demand, stock_rows, po_rows = [], {}, [], []
     po_no = 4510
     exp = {}
-    for sku, desc, sup, pack, cost, scenario in items:
+    for sku, _desc, sup, pack, cost, scenario in items:
         while True:
             mu = rnd.uniform(40, 400)
             series = [max(0, round(rnd.gauss(mu, mu * 0.18))) for _ in weeks]
@@ -515,7 +516,7 @@ def build_supply_chain_managers(out: Path) -> None:
               "transmission to receipt at DC-EAST and were confirmed with each supplier during the August "
               "quarterly business reviews."),
         ("table", ([28, 80, 40, 42], [["Supplier ID", "Supplier", "Lead time (days)", "Change vs prior"]] + [
-            [s[0], s[1], s[3], ("+%d days" % (s[3] - s[2])) if s[3] != s[2] else "no change"] for s in suppliers])),
+            [s[0], s[1], s[3], f"+{s[3] - s[2]} days" if s[3] != s[2] else "no change"] for s in suppliers])),
         ("p", "This schedule supersedes all previously published lead times. Note: the lead_time_days field "
               "in the inventory system has not been refreshed since the March 2025 sync and should not be "
               "used for planning until the master-data ticket MDM-2291 is closed."),
@@ -720,7 +721,7 @@ def build_biostatisticians(out: Path) -> None:
     # ---- expected values ----
     site_excl = {104}
     groups = {a: [] for a in arms}
-    for uid, site, arm, rand, dosed, bl, w12, disc in subj:
+    for _uid, site, arm, _rand, dosed, bl, w12, _disc in subj:
         if not dosed or bl is None or site in site_excl:
             continue
         groups[arm].append(0 if w12 is None else w12 - bl)
@@ -730,7 +731,7 @@ def build_biostatisticians(out: Path) -> None:
     se = math.sqrt(s0 ** 2 / n0 + s1 ** 2 / n1)
     lo, hi = diff - 1.96 * se, diff + 1.96 * se
     naive = {a: [] for a in arms}  # trap: keeping site 104
-    for uid, site, arm, rand, dosed, bl, w12, disc in subj:
+    for _uid, _site, arm, _rand, dosed, bl, w12, _disc in subj:
         if dosed and bl is not None:
             naive[arm].append(0 if w12 is None else w12 - bl)
     assert len(naive["Placebo"]) != n0 and abs(statistics.mean(naive["Placebo"]) - m0) > 0.3
@@ -851,7 +852,7 @@ def build_purchasing_agents(out: Path) -> None:
     ]
     while True:
         prices: dict[str, list] = {v: [] for v in vendors}
-        for _, qty, _, base in items:
+        for _, _qty, _, base in items:
             prices[A].append(round(base * rnd.uniform(0.96, 1.10), 2))
             prices[B].append(round(base * rnd.uniform(0.98, 1.14), 2))
             prices[C].append(round(base * rnd.uniform(0.84, 1.04), 2))
@@ -861,7 +862,7 @@ def build_purchasing_agents(out: Path) -> None:
             prices[v][i] = None
         # evaluation (independent of the solution)
         award = []
-        for i, (desc, qty, uom, _) in enumerate(items):
+        for i, (_desc, qty, _uom, _) in enumerate(items):
             evals = {}
             for v in (A, B, C):
                 if prices[v][i] is not None:
@@ -1065,7 +1066,7 @@ def build_human_resources_specialists(out: Path) -> None:
     cutoff = date(2026, 9, 30)
     for seed in range(20265, 20400):
         rnd = random.Random(seed)
-        names = rnd.sample([f"{f} {l}" for f in _FIRST for l in _LAST], 40)
+        names = rnd.sample([f"{f} {last}" for f in _FIRST for last in _LAST], 40)
         emps = []
         for i in range(40):
             g = rnd.choice(list(grades))
@@ -1084,7 +1085,7 @@ def build_human_resources_specialists(out: Path) -> None:
         emps[22][6] = min(emps[22][6], date(2024, 1, 1))
         emps[9][6] = min(emps[9][6], date(2024, 1, 1))
         res = {}
-        for eid, name, dept, g, sal, rating, hire in emps:
+        for eid, name, _dept, g, sal, rating, hire in emps:
             lo, mid, hi = ranges[g]
             ratio = sal / mid
             assert abs(ratio * 100 - math.floor(ratio * 100) - 0.5) > 1e-6
@@ -1289,7 +1290,7 @@ def build_accountants_and_auditors(out: Path) -> None:
 
     bank = []  # (date, description, reference, cents)
     bank.append((date(2026, 10, 1), "DEPOSIT", prior_dit[0], prior_dit[2]))
-    for ref, dd, amt in prior_checks:
+    for ref, _dd, amt in prior_checks:
         if ref != os_prior[0]:
             bank.append((date(2026, 10, rnd.randint(1, 6)), "CHECK PAID", ref, -amt))
     for b in book:

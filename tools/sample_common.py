@@ -16,8 +16,9 @@ import json
 import re
 import sqlite3
 import zipfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 __all__ = [
     "FIXED_TIME",
@@ -169,7 +170,7 @@ def write_pdf(path: Path, blocks: list[tuple[str, Any]]) -> None:
     from fpdf import FPDF
 
     pdf = FPDF(format="Letter")
-    pdf.set_creation_date(FIXED_TIME.replace(tzinfo=dt.timezone.utc))
+    pdf.set_creation_date(FIXED_TIME.replace(tzinfo=dt.UTC))
     pdf.set_author("jobenv sample builder")
     pdf.set_auto_page_break(True, margin=15)
     pdf.add_page()

@@ -364,9 +364,9 @@ def blind(dst: Path, rubrics: Sequence[Any], how: str = "template") -> Path:
                     files.setdefault(leaf.file.lower().removeprefix("output/"), [])
     for _, f in field_checks(rubrics):
         lines = files.setdefault(f.file.lower().removeprefix("output/"), [])
-        if how == "spray":
-            answers = list(f.options or []) or [f.equals or "", _alternative(f)]
-            lines += [f"{f.label}: {a}" for a in answers if a]
+        if how == "spray":  # every candidate an agent could enumerate without computing anything
+            answers = list(f.options or []) or list(f.mentions or []) or ["<to be completed>"]
+            lines += [f"{f.label}: {a}" for a in answers]
             if f.number is not None:
                 lines += [f"{f.label}: {f.number * k:.2f}" for k in (0.5, 0.9, 1.1, 2)]
         else:
