@@ -6,8 +6,10 @@ reference solution), so they apply to any task:
 
 * :func:`paraphrase` - the same answers written differently: labels in bold, bulleted or as a table,
   ``=`` instead of ``:``, thousands separators and currency signs, small counts as words, reasoning after
-  the required lines that names other candidates, tables with a title row, a total row, a note row and
-  percentages stored as percent-formatted fractions. Every criterion must still pass.
+  the required lines that names other candidates, tables with a title row and a note row, percentages
+  stored as percent-formatted fractions, and derived columns (a difference, a percentage of another
+  column) written as formulas without cached values, as openpyxl writes them. Every criterion must still
+  pass.
 * :func:`hedge` - the correct output plus a second answer for every labelled fact (``hedge_fields``), or
   a competing copy of each deliverable under the same name in other letter case (``hedge_copies``). Every
   rubric reading a hedged fact or file must earn nothing.
@@ -42,7 +44,7 @@ from . import reading
 
 __all__ = ["STYLES", "paraphrase", "hedge", "blind", "field_checks", "probe_rubrics", "BLIND_LIMIT"]
 
-STYLES = ("bold", "table", "formats", "prose", "sheets")
+STYLES = ("bold", "table", "formats", "prose", "sheets", "formulas")
 BLIND_LIMIT = 0.05
 _SMALL = "zero one two three four five six seven eight nine ten eleven twelve".split()
 _TEXT_EXTS = {".md", ".txt"}
@@ -218,8 +220,33 @@ def _paraphrase_csv(path: Path, style: str) -> None:
     path.write_text(buf.getvalue(), encoding="utf-8")
 
 
+def _num(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _derived_columns(header: list[Any], body: list[list[Any]]) -> dict[int, tuple[str, int, int, int]]:
+    """Columns computable from two others in every row: {c: ("diff", a, b, 0)} for c = a - b, and
+    {c: ("pct", d, b, decimals)} for c = round(d / b * 100, decimals), so a sheet can carry them as formulas."""
+    n = len(header)
+    cols = [[_num(r[j]) if j < len(r) else None for r in body] for j in range(n)]
+    full = [j for j in range(n) if body and all(x is not None for x in cols[j])]
+    out: dict[int, tuple[str, int, int, int]] = {}
+    for c in full:
+        for a in full:
+            for b in full:
+                if len({a, b, c}) < 3 or c in out or c < max(a, b):  # from columns to its left: no cycles
+                    continue
+                if all(abs(x - (y - z)) < 0.005 for x, y, z in zip(cols[c], cols[a], cols[b], strict=True)):
+                    out[c] = ("diff", a, b, 0)
+                elif all(z for z in cols[b]) and all(  # type: ignore[arg-type]
+                        abs(x - round(y / z * 100, 1)) < 1e-9 for x, y, z in zip(cols[c], cols[a], cols[b], strict=True)):
+                    out[c] = ("pct", a, b, 1)
+    return out
+
+
 def _paraphrase_xlsx(path: Path, style: str) -> None:
     import openpyxl
+    from openpyxl.utils import get_column_letter
 
     src = openpyxl.load_workbook(path, data_only=True)
     wb = openpyxl.Workbook()
@@ -233,8 +260,13 @@ def _paraphrase_xlsx(path: Path, style: str) -> None:
         out.append([f"{ws.title} - prepared for review"])
         out.append([])
         out.append(header)
+        derived = _derived_columns(list(header), [list(r) for r in rows[1:]]) if style == "formulas" else {}
         for r in rows[1:]:
             out.append(r)
+            k = out.max_row
+            for c, (op, a, b, dec) in derived.items():  # formulas as openpyxl writes them: no cached values
+                A, B = f"{get_column_letter(a + 1)}{k}", f"{get_column_letter(b + 1)}{k}"
+                out.cell(row=k, column=c + 1, value=f"={A}-{B}" if op == "diff" else f"=ROUND({A}/{B}*100,{dec})")
             if style in ("sheets", "formats"):
                 for j, v in enumerate(r):
                     if j < len(header) and _pct_column(header[j]) and isinstance(v, (int, float)):
@@ -268,7 +300,7 @@ def paraphrase(src: Path, dst: Path, rubrics: Sequence[Any], style: str = "bold"
                 _paraphrase_docx(p, labels, style, rubrics)
             elif p.suffix.lower() == ".csv" and style in ("formats", "sheets", "prose"):
                 _paraphrase_csv(p, style)
-            elif p.suffix.lower() == ".xlsx" and style in ("sheets", "formats", "table"):
+            elif p.suffix.lower() == ".xlsx" and style in ("sheets", "formats", "table", "formulas"):
                 _paraphrase_xlsx(p, style)
         except (OSError, ValueError, KeyError, IndexError):
             continue  # a deliverable the rewriter cannot parse stays as it was

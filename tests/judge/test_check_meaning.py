@@ -231,15 +231,26 @@ def test_tables_with_title_total_and_footnote_rows(tmp_path: Path) -> None:
                 "value": 16.7, "tolerance": 0.051}, out)[0]
 
 
-def test_formulas_without_cached_values_are_not_blanks(tmp_path: Path) -> None:
+def test_formulas_without_cached_values_read_through_recalculation(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """openpyxl writes formulas without cached values: the checks read what the formulas compute (the same
+    recalculation the LLM judge's extraction uses); with no engine the cell fails as uncomputed, never as blank."""
     out = tmp_path / "out"
     out.mkdir()
-    _workbook(out / "v.xlsx", [["Line", "Amount"], ["A", 10], ["B", 5], ["Total", "=B2+B3"]])
-    ok, ev = run({"kind": "cell", "file": "v.xlsx", "match": {"Line": "Total"}, "column": "Amount", "value": 15}, out)
-    from jobenv.judge.reading import Uncomputed
+    _workbook(out / "v.xlsx", [["Line", "Budget", "Actual", "Variance", "Variance %"],
+                               ["A", 100, 80, "=C2-B2", "=ROUND(D2/B2*100,1)"], ["B", 40, 50, "=C3-B3", "=D3/B3"]])
+    import openpyxl
 
-    assert isinstance(Uncomputed("=B2+B3"), Uncomputed)
-    assert not ok and "formula" in ev  # said plainly, never read as an empty cell
+    wb = openpyxl.load_workbook(out / "v.xlsx")
+    wb.active["E3"].number_format = "0.0%"
+    wb.save(out / "v.xlsx")
+    var = {"kind": "cell", "file": "v.xlsx", "match": {"Line": "A"}, "column": "Variance", "value": -20}
+    pct = {"kind": "cell", "file": "v.xlsx", "match": {"Line": "B"}, "column": "Variance %", "value": 25, "tolerance": 0.05}
+    assert run(var, out)[0] and run(pct, out)[0]
+    assert run({"kind": "cell", "file": "v.xlsx", "match": {"Line": "A"}, "column": "Variance %", "value": -20.0}, out)[0]
+    monkeypatch.setenv("JOBENV_RECALC", "none")
+    ok, ev = run(var, out)
+    assert not ok and "formula" in ev
 
 
 def test_duplicate_rows_and_sheets_cannot_hedge(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from . import Case, Variant
 __all__ = ["TRAPS", "SAMPLE_ROOT", "sample_cases", "run_solution"]
 
 SAMPLE_ROOT = Path(__file__).resolve().parents[3] / "jobenv" / "data" / "sample"
-CORRECT_STYLES = ("bold", "table", "formats", "prose", "sheets")
+CORRECT_STYLES = ("bold", "table", "formats", "prose", "sheets", "formulas")
 TRAP_STYLES = ("as-is", "bold", "formats")
 
 

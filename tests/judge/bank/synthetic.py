@@ -23,7 +23,7 @@ from . import Case, Variant
 
 __all__ = ["synthetic_cases", "TRAP_RUBRIC", "set_field"]
 
-CORRECT_STYLES = ("bold", "table", "formats", "prose", "sheets")
+CORRECT_STYLES = ("bold", "table", "formats", "prose", "sheets", "formulas")
 TRAP_KINDS = ("duplicates", "stale_file", "false_premise")
 # which rubric a trap is about: the one grading the labelled fact the fooled answer gets wrong
 TRAP_RUBRIC = {"duplicates": "Duplicates removed", "stale_file": "Source file", "false_premise": "Premise confirmed"}
