@@ -228,8 +228,9 @@ def _derived_columns(header: list[Any], body: list[list[Any]]) -> dict[int, tupl
     """Columns computable from two others in every row: {c: ("diff", a, b, 0)} for c = a - b, and
     {c: ("pct", d, b, decimals)} for c = round(d / b * 100, decimals), so a sheet can carry them as formulas."""
     n = len(header)
-    cols = [[_num(r[j]) if j < len(r) else None for r in body] for j in range(n)]
-    full = [j for j in range(n) if body and all(x is not None for x in cols[j])]
+    raw = [[_num(r[j]) if j < len(r) else None for r in body] for j in range(n)]
+    full = [j for j in range(n) if body and all(x is not None for x in raw[j])]
+    cols: dict[int, list[float]] = {j: [x for x in raw[j] if x is not None] for j in full}
     out: dict[int, tuple[str, int, int, int]] = {}
     for c in full:
         for a in full:
@@ -238,7 +239,7 @@ def _derived_columns(header: list[Any], body: list[list[Any]]) -> dict[int, tupl
                     continue
                 if all(abs(x - (y - z)) < 0.005 for x, y, z in zip(cols[c], cols[a], cols[b], strict=True)):
                     out[c] = ("diff", a, b, 0)
-                elif all(z for z in cols[b]) and all(  # type: ignore[arg-type]
+                elif all(z for z in cols[b]) and all(
                         abs(x - round(y / z * 100, 1)) < 1e-9 for x, y, z in zip(cols[c], cols[a], cols[b], strict=True)):
                     out[c] = ("pct", a, b, 1)
     return out
