@@ -23,9 +23,10 @@ Rules that decide scores:
   total or note rows; ``cell`` needs every row (in every candidate sheet) matching the key to agree.
 * A criterion a deliverable with no right fact could pass - a prohibition (absent text, ``not``, ``ids``
   with ``present="none"``, a zero row count) or structure only (``file_exists``, ``columns``) - is credited
-  only when each deliverable it reads exists and carries substance: some positive fact check of the task
-  passes on that same file (or, with none defined, the file has at least 25 words). So placeholder files
-  with the right names and headers earn nothing.
+  only when each deliverable it reads exists and carries substance: some check of the task with a definite
+  answer (a number, a cell, a field other than ``mentions``, ids present, a row count) passes on that same
+  file (or, with none defined, the file has at least 25 words). Placeholders with the right names and
+  headers, or with guessed keywords, earn nothing.
 
 Failure behaviour: evaluating a check never raises. A deliverable that cannot be read makes the criterion
 fail with the reason as evidence; a task with criteria needing the LLM is a grading *error* here.
@@ -313,10 +314,12 @@ def needs_substance(check: Any) -> bool:
 
 
 def _positive_leaf(leaf: Any) -> bool:
-    if isinstance(leaf, (FieldCheck, NumberCheck, CellCheck)):
+    """A check with a definite right answer (substance): a keyword (``text``, a ``mentions`` field) is not one,
+    since it can be guessed without any work."""
+    if isinstance(leaf, FieldCheck):
+        return leaf.mentions is None
+    if isinstance(leaf, (NumberCheck, CellCheck)):
         return True
-    if isinstance(leaf, TextCheck):
-        return not leaf.absent
     if isinstance(leaf, IdsCheck):
         return leaf.present == "all"
     return isinstance(leaf, RowCountCheck) and leaf.count > 0

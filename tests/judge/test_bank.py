@@ -58,3 +58,23 @@ def test_reference_outputs_still_score_one(bank: dict[str, Case]) -> None:
         root = Path(case.variants[0].out).parent
         ref = root / "reference" if (root / "reference").is_dir() else case.task.root / "ground_truth" / "outputs"
         assert grade_variant(case.task, ref).normalized_score == 1.0, case.name
+
+
+def test_blind_spray_and_copies_earn_nothing_on_generated_and_sample_splits(tmp_path: Path) -> None:
+    """A blind spray of every alternative over memo lines plus per-category copies earns at most 0.05 on
+    jobenv/synthetic (seed 1, n 8) and on jobenv/sample; competing copies of the deliverables earn the
+    hedged rubrics nothing."""
+    from jobenv.judge.probes import blind, hedge
+    from jobenv.synthetic.generator import generate
+    from jobenv.tasks import load_task_dir
+
+    tasks = [load_task_dir(p, "synthetic") for p in generate(8, 1, tmp_path / "split")]
+    tasks += [load_task_dir(d, "sample") for d in sorted(SAMPLE_ROOT.glob("*/task*"))]
+    for k, task in enumerate(tasks):
+        out = blind(tmp_path / f"blind{k}", task.rubrics, "spray")
+        assert grade_variant(task, out).normalized_score <= 0.05, task.uid
+        if task.split == "synthetic":
+            hedged, must_fail = hedge(task.root / "ground_truth" / "outputs", tmp_path / f"copies{k}", task.rubrics,
+                                      "copies")
+            rep = grade_variant(task, hedged)
+            assert must_fail and all(rep.rubrics[i].score == 0 for i in must_fail), task.uid

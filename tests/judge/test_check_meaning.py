@@ -305,3 +305,17 @@ def test_empty_list_must_be_stated(tmp_path: Path) -> None:
     assert run(none, memo(tmp_path, "Groups above limit: None - every rank is below the limit\n"))[0]
     assert not run(none, memo(tmp_path, "Groups above limit: <to be completed>\n"))[0]
     assert not run(none, memo(tmp_path, "Groups above limit: Professor\n"))[0]
+
+
+def test_sub_checks_of_a_rubric_read_one_file(tmp_path: Path) -> None:
+    """Two checks of one rubric cannot be satisfied by two different copies of the same deliverable."""
+    rubrics = parse_rubrics({"rubrics": [{"rubric": "memo", "weight": 6, "criterion": ["decision", "premise"],
+                                          "jobenv_checks": [dict(DECISION, alternatives=["memo.txt"]),
+                                                            dict(PREMISE, alternatives=["memo.txt"])]}]})
+    out = memo(tmp_path, "Decision: ESCALATE\nPremise confirmed: yes\n")
+    (out / "memo.txt").write_text("Decision: NO ESCALATION\nPremise confirmed: no\n")
+    row = evaluate_rubrics(rubrics, out)[0]
+    assert [v[0] for v in row] == [False, False]  # type: ignore[index]
+    (out / "memo.md").unlink()
+    row = evaluate_rubrics(rubrics, out)[0]
+    assert [v[0] for v in row] == [False, True]  # type: ignore[index]  # the one declared alternative is graded
