@@ -8,8 +8,8 @@ The rules (stated once, used by :mod:`jobenv.judge.checks` and :mod:`jobenv.judg
 * A field value's numbers come from its first clause ("-5.47 mmHg, 95% CI ..." reads -5.47), with asides
   ("(after removing 4 duplicates)") dropped unless they offer an alternative ("(or 41,300)"). One must be
   within the tolerance and none of the same magnitude (a tenth to ten times) outside it.
-* Options (yes/no, group names, decisions) are recognised as whole words, longer ones first; a value naming
-  two of them answers both ways. Lists are read by naming options, else split on ``;``, ``,``, ``and``, ``/``.
+* Options (yes/no, group names, decisions) are recognised as whole words, longer ones first, outside asides
+  ("Professor (Associate Professor is next)" names Professor); a value naming two of them answers both ways. Lists are read by naming options, else split on ``;``, ``,``, ``and``, ``/``.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def _says_none(value: str) -> bool:
 
 def _items(value: str, options: Sequence[str] | None) -> list[str]:
     if options:
-        return mentions(value, options)
+        return mentions(_drop_asides(value), options)
     v = norm(_drop_asides(value))
     if v in _NONE_WORDS:
         return []
@@ -137,7 +137,7 @@ def judge_field_value(c: FieldCheck, value: str) -> Verdict:
     if c.equals is not None:
         want = norm(c.equals)
         if c.options:
-            named = mentions(value, [*c.options, c.equals])
+            named = mentions(_drop_asides(value), [*c.options, c.equals])
             if named == [want]:
                 return True, repr(value)
             return False, f"{value!r} names {named or 'none'} of the allowed answers (expected {c.equals!r})"

@@ -113,7 +113,16 @@ def _rationale(rubrics: Sequence[Any]) -> list[str]:
     return lines
 
 
-def _paraphrase_text(path: Path, labels: dict[str, bool], style: str, rubrics: Sequence[Any]) -> None:
+def _aside(f: FieldCheck, value: str) -> str:
+    """A same-line aside naming another candidate ("(nearest other: X)"), as people add after a list or choice."""
+    if not f.options or len(f.options) < 3:
+        return value
+    named = {reading.norm(o) for o in f.options if reading.norm(o) in reading.norm(value)}
+    other = next((o for o in f.options if reading.norm(o) not in named), None)
+    return f"{value} (nearest other: {other})" if other else value
+
+
+def _paraphrase_text(path: Path, labels: dict[str, FieldCheck], style: str, rubrics: Sequence[Any]) -> None:
     lines = path.read_text(encoding="utf-8").splitlines()
     out: list[str] = []
     table: list[tuple[str, str]] = []
@@ -123,8 +132,11 @@ def _paraphrase_text(path: Path, labels: dict[str, bool], style: str, rubrics: S
             out.append(line)
             continue
         label, value = m.group("label").strip(), m.group("value")
-        if labels[reading.norm_label(label)]:
+        f = labels[reading.norm_label(label)]
+        if f.number is not None:
             value = _restyle_number(value, style, label)
+        if style == "prose":
+            value = _aside(f, value)
         if style == "table":
             if not table:
                 out.append("\u0000TABLE")
@@ -143,7 +155,7 @@ def _paraphrase_text(path: Path, labels: dict[str, bool], style: str, rubrics: S
     path.write_text("\n".join(out) + "\n", encoding="utf-8")
 
 
-def _paraphrase_docx(path: Path, labels: dict[str, bool], style: str, rubrics: Sequence[Any]) -> None:
+def _paraphrase_docx(path: Path, labels: dict[str, FieldCheck], style: str, rubrics: Sequence[Any]) -> None:
     import docx
 
     src = docx.Document(str(path))
@@ -153,8 +165,11 @@ def _paraphrase_docx(path: Path, labels: dict[str, bool], style: str, rubrics: S
         m = _LINE_RE.match(p.text)
         if m and reading.norm_label(m.group("label")) in labels:
             value = m.group("value")
-            if labels[reading.norm_label(m.group("label"))]:
+            f = labels[reading.norm_label(m.group("label"))]
+            if f.number is not None:
                 value = _restyle_number(value, style, m.group("label"))
+            if style == "prose":
+                value = _aside(f, value)
             facts.append((m.group("label").strip(), value))
             continue
         doc.add_paragraph(p.text)
@@ -283,12 +298,11 @@ def paraphrase(src: Path, dst: Path, rubrics: Sequence[Any], style: str = "bold"
     if style not in STYLES:
         raise ValueError(f"unknown style {style!r}: expected one of {STYLES}")
     _copy(src, dst)
-    labels_by_file: dict[str, dict[str, bool]] = {}  # file -> label -> graded as a number
+    labels_by_file: dict[str, dict[str, FieldCheck]] = {}  # file -> label -> its field check
     for _, f in field_checks(rubrics):
         for name in f.names:
             for lab in f.labels:
-                labels_by_file.setdefault(name.lower().removeprefix("output/"), {})[reading.norm_label(lab)] = (
-                    f.number is not None)
+                labels_by_file.setdefault(name.lower().removeprefix("output/"), {})[reading.norm_label(lab)] = f
     for p in sorted(dst.rglob("*")):
         if not p.is_file():
             continue

@@ -135,6 +135,9 @@ GROUPS = ["Professor", "Associate Professor", "Assistant Professor"]
      ["Professor"], ["Assistant Professor"], True),  # a later sentence is not read as part of the line
     ("Groups above limit: Professor; Associate Professor; Assistant Professor\n", ["Professor"],
      ["Assistant Professor"], False),
+    ("Groups above limit: Professor (the nearest below is Assistant Professor)\n", ["Professor"],
+     ["Assistant Professor"], True),
+    ("Groups above limit: Professor (or Assistant Professor)\n", ["Professor"], ["Assistant Professor"], False),
 ])
 def test_list_field(tmp_path: Path, text: str, contains: list[str], excludes: list[str], expected: bool) -> None:
     check = {"kind": "field", "file": "memo.md", "label": "Groups above limit", "options": GROUPS,
