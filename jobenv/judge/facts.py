@@ -6,7 +6,8 @@ The rules (stated once, used by :mod:`jobenv.judge.checks` and :mod:`jobenv.judg
   values are read by :func:`jobenv.judge.reading.to_number` (``$1,234``, ``15.3%``, ``(12)``); text compares
   normalised (case, whitespace, markup, a final period).
 * A field value's numbers come from its first clause ("-5.47 mmHg, 95% CI ..." reads -5.47), with asides
-  ("(after removing 4 duplicates)") dropped unless they offer an alternative ("(or 41,300)"). One must be
+  ("(after removing 4 duplicates)") dropped unless they offer an alternative ("(or 41,300)"), and bases
+  ("seven of the 12", "7/12", "312 out of 316") ignored. One must be
   within the tolerance and none of the same magnitude (a tenth to ten times) outside it.
 * Options (yes/no, group names, decisions) are recognised as whole words, longer ones first, outside asides
   ("Professor (Associate Professor is next)" names Professor); a value naming two of them answers both ways. Lists are read by naming options, else split on ``;``, ``,``, ``and``, ``/``.
@@ -79,6 +80,9 @@ _CLAUSE_RE = re.compile(r"(?:[,;:]|\s[-\u2013\u2014]|\.)\s+(?=[A-Za-z]|\d+%?\s*[
                         re.IGNORECASE)
 
 
+_BASE_RE = re.compile(r"(?:\b(?:of|out of|from)(?:\s+the)?\s*|/\s*)$", re.IGNORECASE)
+
+
 def _value_numbers(value: str) -> list[float]:
     """The numbers of a field value's first clause ("-5.47 mmHg, 95% CI ..." reads -5.47), asides dropped."""
     v = strip = value.strip()
@@ -88,7 +92,9 @@ def _value_numbers(value: str) -> list[float]:
     m = _CLAUSE_RE.search(v)
     if m and find_numbers(v[: m.start()]):
         v = v[: m.start()]
-    return [n.value for n in find_numbers(v)]
+    # a base the answer is taken from ("seven of the 12", "7/12", "312 out of 316") is context, not a candidate
+    return [n.value for n in find_numbers(v) if not _BASE_RE.search(v[: n.start])]
+
 
 
 def _same_quantity(x: float, want: float) -> bool:

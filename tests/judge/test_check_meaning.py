@@ -113,8 +113,10 @@ def test_number_field_sign_convention_and_words(tmp_path: Path) -> None:
     exact = dict(over, sign="exact")
     assert not run(exact, memo(tmp_path, "Over budget by: $4,874\n"))[0]
     count = {"kind": "field", "file": "memo.md", "label": "SKUs needing a PO", "number": 7}
-    assert run(count, memo(tmp_path, "SKUs needing a PO: seven of the twelve\n"))[0] is False  # 12 competes
     assert run(count, memo(tmp_path, "SKUs needing a PO: Seven\n"))[0]
+    for text in ("SKUs needing a PO: Seven of the 12\n", "SKUs needing a PO: 7/12\n", "SKUs needing a PO: 7 out of 12\n"):
+        assert run(count, memo(tmp_path, text))[0], text  # the base is context, not a candidate
+    assert not run(count, memo(tmp_path, "SKUs needing a PO: seven or twelve\n"))[0]  # 12 competes
 
 
 def test_interval_field(tmp_path: Path) -> None:
