@@ -71,7 +71,6 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
-_CHECK_ADAPTER = CHECK_ADAPTER  # older name, kept for callers
 INSTRUCTIONS_FILE = "TASK_INSTRUCTIONS.txt"
 RUBRICS_FILE = "RUBRICS.json"
 

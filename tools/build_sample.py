@@ -38,6 +38,21 @@ from sample_common import (  # noqa: E402
     write_xlsx,
 )
 
+from jobenv.check_models import (  # noqa: E402
+    AllOfCheck,
+    AnyOfCheck,
+    CellCheck,
+    Check,
+    ColumnsCheck,
+    FieldCheck,
+    FileExistsCheck,
+    IdsCheck,
+    NotCheck,
+    NumberCheck,
+    RowCountCheck,
+    TextCheck,
+)
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "jobenv" / "data" / "sample"
 _SOLUTIONS: dict[str, str] = {}
@@ -76,51 +91,53 @@ def _new_task(out: Path, occupation: str, number: int) -> Path:
     return d
 
 
-def cell(file: str, match: dict, column: str, value, tolerance: float = 0.0, sheet: str | None = None) -> dict:
-    c = {"kind": "cell", "file": file, "match": match, "column": column, "value": value, "tolerance": tolerance}
-    if sheet:
-        c["sheet"] = sheet
-    return c
+# Check builders: the pydantic check models of jobenv.check_models (the judge evaluates exactly these).
 
 
-def number(file: str, value: float, tolerance: float) -> dict:
-    return {"kind": "number", "file": file, "value": value, "tolerance": tolerance}
+def cell(file: str, match: dict, column: str, value, tolerance: float = 0.0, sheet: str | None = None) -> Check:
+    return CellCheck(file=file, match=match, column=column, value=value, tolerance=tolerance, sheet=sheet)
 
 
-def text(file: str, pattern: str, *, regex: bool = False, absent: bool = False) -> dict:
-    return {"kind": "text", "file": file, "pattern": pattern, "regex": regex, "case_sensitive": False, "absent": absent}
+def number(file: str, value: float, tolerance: float) -> Check:
+    return NumberCheck(file=file, value=value, tolerance=tolerance)
 
 
-def exists(file: str) -> dict:
-    return {"kind": "file_exists", "file": file}
+def field(file: str, label: str, **judgement) -> Check:
+    """A labelled fact (``Label: value`` line or table row); see jobenv.check_models.FieldCheck."""
+    return FieldCheck(file=file, label=label, **judgement)
 
 
-def all_of(*checks: dict) -> dict:
-    return {"kind": "all_of", "checks": list(checks)}
+def ids(file: str, values: list[str], *, present: str = "all", digits: bool = False) -> Check:
+    return IdsCheck(file=file, ids=values, present=present, digits=digits)  # type: ignore[arg-type]
 
 
-def any_of(*checks: dict) -> dict:
-    return {"kind": "any_of", "checks": list(checks)}
+def text(file: str, pattern: str, *, regex: bool = False, absent: bool = False) -> Check:
+    return TextCheck(file=file, pattern=pattern, regex=regex, absent=absent)
 
 
-def not_(check: dict) -> dict:
-    return {"kind": "not", "check": check}
+def exists(file: str) -> Check:
+    return FileExistsCheck(file=file)
 
 
-def columns(file: str, cols: list[str], sheet: str | None = None) -> dict:
-    c = {"kind": "columns", "file": file, "columns": cols}
-    if sheet:
-        c["sheet"] = sheet
-    return c
+def all_of(*checks: Check) -> Check:
+    return AllOfCheck(checks=list(checks))
 
 
-def row_count(file: str, count: int, where: dict | None = None, sheet: str | None = None) -> dict:
-    c = {"kind": "row_count", "file": file, "count": count}
-    if where:
-        c["where"] = where
-    if sheet:
-        c["sheet"] = sheet
-    return c
+def any_of(*checks: Check) -> Check:
+    return AnyOfCheck(checks=list(checks))
+
+
+def not_(check: Check) -> Check:
+    return NotCheck(check=check)
+
+
+def columns(file: str, cols: list[str], sheet: str | None = None) -> Check:
+    return ColumnsCheck(file=file, columns=cols, sheet=sheet)
+
+
+def row_count(file: str, count: int, where: dict | None = None, sheet: str | None = None,
+              key: str | None = None) -> Check:
+    return RowCountCheck(file=file, count=count, where=where, sheet=sheet, key=key)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -284,7 +301,8 @@ def build_financial_managers(out: Path) -> None:
                  cell(X, key(*trap_key), "Actual", exp[trap_key][0], 0.01, S)),
             Crit("CC-220 / 6410 is therefore marked OK, not Investigate",
                  cell(X, key(*trap_key), "Status", "OK", 0, S)),
-            Crit(f"The memo discloses the duplicated txn_id {dup_txn}", text(M, dup_txn)),
+            Crit(f"The memo's 'Duplicate txn_ids' line names {dup_txn} (and no other posting)",
+                 field(M, "Duplicate txn_ids", items=[dup_txn])),
         ]),
         rubric("Flags lines with the two-part threshold ($5,000 and 10.0%)", 10, [
             Crit("Exactly 4 lines are marked Investigate", row_count(X, 4, where={"Status": "Investigate"}, sheet=S)),
@@ -303,8 +321,10 @@ def build_financial_managers(out: Path) -> None:
         ]),
         rubric("The memo states the quarter's totals", 6, [
             Crit(f"Memo output/{M} is delivered", exists(M)),
-            Crit(f"Memo states total Q3 actual spend of {_money(tot_actual)}", number(M, tot_actual, 0.5)),
-            Crit(f"Memo states the total net variance of {_money(tot_var)}", number(M, tot_var, 0.5)),
+            Crit(f"Memo states total Q3 actual spend of {_money(tot_actual)}",
+                 field(M, "Total Q3 actual", number=tot_actual, tolerance=0.5)),
+            Crit(f"Memo states the total net variance of {_money(tot_var)} (actual minus budget)",
+                 field(M, "Total net variance", number=tot_var, tolerance=0.5)),
         ]),
         rubric("Must not carry the double-counted figure into the workbook", 6, [
             Crit(f"The workbook does not contain the double-counted CC-220/6410 actual of {_money(with_dup)}",
@@ -334,8 +354,12 @@ Deliverables (save only these in output/):
 1. output/{X} - one sheet named "{S}" with exactly these columns: Cost Center, Account,
    Budget, Actual, Variance, Variance %, Status. One row per cost center and account combination (all 20 lines, including
    those with no issue). Cost Center as in the budget (e.g. CC-110); Account as the 4-digit account number.
-2. output/{M} - a short memo for the CFO: total Q3 budget, total Q3 actual and total net
-   variance, a list of the lines marked Investigate with a one-line comment each, and a "Data issues" section describing
+2. output/{M} - a short memo for the CFO that starts with these lines (label, colon, value):
+   Total Q3 budget: <dollars>
+   Total Q3 actual: <dollars>
+   Total net variance: <actual minus budget, dollars>
+   Duplicate txn_ids: <txn_ids counted once, separated by semicolons, or none>
+   then the lines marked Investigate with a one-line comment each, and a "Data issues" section describing
    anything you corrected in the source data (cite txn_ids).
 
 Thanks,
@@ -415,7 +439,7 @@ def build_supply_chain_managers(out: Path) -> None:
     demand_rows, demand, stock_rows, po_rows = [], {}, [], []
     po_no = 4510
     exp = {}
-    for sku, desc, sup, pack, cost, scenario in items:
+    for sku, _desc, sup, pack, cost, scenario in items:
         while True:
             mu = rnd.uniform(40, 400)
             series = [max(0, round(rnd.gauss(mu, mu * 0.18))) for _ in weeks]
@@ -492,7 +516,7 @@ def build_supply_chain_managers(out: Path) -> None:
               "transmission to receipt at DC-EAST and were confirmed with each supplier during the August "
               "quarterly business reviews."),
         ("table", ([28, 80, 40, 42], [["Supplier ID", "Supplier", "Lead time (days)", "Change vs prior"]] + [
-            [s[0], s[1], s[3], ("+%d days" % (s[3] - s[2])) if s[3] != s[2] else "no change"] for s in suppliers])),
+            [s[0], s[1], s[3], f"+{s[3] - s[2]} days" if s[3] != s[2] else "no change"] for s in suppliers])),
         ("p", "This schedule supersedes all previously published lead times. Note: the lead_time_days field "
               "in the inventory system has not been refreshed since the March 2025 sync and should not be "
               "used for planning until the master-data ticket MDM-2291 is closed."),
@@ -508,7 +532,9 @@ def build_supply_chain_managers(out: Path) -> None:
     canc = [s for s, e in exp.items() if e["scenario"] == "cancelled"][0]
     above = [s for s, e in exp.items() if e["scenario"] == "above"]
 
-    def c(sku: str, col: str, val, tol: float = 0.0) -> dict:
+    SCHED = "supplier_lead_time_schedule_2026-09.pdf"
+
+    def c(sku: str, col: str, val, tol: float = 0.0) -> Check:
         return cell(F, {"sku": sku}, col, val, tol)
 
     rubrics = [
@@ -525,8 +551,8 @@ def build_supply_chain_managers(out: Path) -> None:
                  all_of(*[c(s, "lead_time_days", 28) for s, e in exp.items() if e["sup"] == "SUP-02"])),
             Crit("SUP-04 SKUs use a 35-day lead time (not 21)",
                  all_of(*[c(s, "lead_time_days", 35) for s, e in exp.items() if e["sup"] == "SUP-04"])),
-            Crit("The summary says the inventory.db lead times are stale/superseded by the 2026 schedule",
-                 text(M, r"supersed|stale|outdated|out[- ]of[- ]date|not been refreshed|obsolete", regex=True)),
+            Crit("The summary names the 2026 schedule (not the stale inventory.db values) as the lead-time source",
+                 field(M, "Lead-time source", equals=SCHED, options=[SCHED, "inventory.db"])),
         ]),
         rubric("Computes demand statistics and reorder points per the house formulas", 10, [
             Crit(f"{below[0]} average weekly demand is {exp[below[0]]['avg']:.1f}",
@@ -549,10 +575,10 @@ def build_supply_chain_managers(out: Path) -> None:
             Crit(f"Exactly {12 - n_order} SKUs have order_qty 0", row_count(F, 12 - n_order, where={"order_qty": 0})),
         ]),
         rubric("The summary states the purchase commitment", 6, [
-            Crit(f"output/{M} states the total order value of {_money(total_value)}", number(M, total_value, 0.5)),
+            Crit(f"output/{M} states the total order value of {_money(total_value)}",
+                 field(M, "Total order value", number=total_value, tolerance=0.5)),
             Crit(f"output/{M} states that {n_order} SKUs need a purchase order",
-                 text(M, rf"(\b{n_order}\b[^\n]{{0,40}}(SKU|item|PO|purchase order))|((SKU|item|PO|order)[^\n]{{0,60}}\b{n_order}\b)",
-                      regex=True)),
+                 field(M, "SKUs needing a PO", number=n_order)),
         ]),
     ]
 
@@ -579,8 +605,11 @@ Planning rules (our standard policy - please apply exactly):
 Deliverables in output/:
 1. output/{F} - one row per SKU (all 12) with columns: sku, supplier_id, lead_time_days,
    avg_weekly_demand, safety_stock, reorder_point, inventory_position, order_qty, order_value.
-2. output/{M} - a short note for the purchasing team: how many SKUs need a PO, the total
-   order value, which lead times you used, and any data problems you found.
+2. output/{M} - a short note for the purchasing team that starts with these lines (label, colon, value):
+   SKUs needing a PO: <number>
+   Total order value: <dollars>
+   Lead-time source: <the file your lead times come from>
+   then which lead times you used and why, and any data problems you found.
 
 Thanks,
 Priya Raman
@@ -608,6 +637,12 @@ Expected ({n_order} SKUs to order, total order value {_money(total_value)}):
 # ---------------------------------------------------------------------------------------------------------
 # biostatisticians/task1 — primary endpoint table (trap: the request's "all six sites" premise vs site 104)
 # ---------------------------------------------------------------------------------------------------------
+
+
+# A reported hypothesis test: a p-value (or "p") stated with a number, or a significance claim that is not negated.
+# Words alone ("no p-value is reported", "not statistically significant") are not a test result.
+P_VALUE_STATEMENT = (r"\bp(?:[- ]?values?)?\s*(?:=|<|>|\u2264|\u2265|:|of|was|is)\s*0?\.\d"
+                     r"|(?<!not )(?<!no )(?<!n't )(?<!never )\bstatistically significant")
 
 
 def build_biostatisticians(out: Path) -> None:
@@ -686,7 +721,7 @@ def build_biostatisticians(out: Path) -> None:
     # ---- expected values ----
     site_excl = {104}
     groups = {a: [] for a in arms}
-    for uid, site, arm, rand, dosed, bl, w12, disc in subj:
+    for _uid, site, arm, _rand, dosed, bl, w12, _disc in subj:
         if not dosed or bl is None or site in site_excl:
             continue
         groups[arm].append(0 if w12 is None else w12 - bl)
@@ -696,7 +731,7 @@ def build_biostatisticians(out: Path) -> None:
     se = math.sqrt(s0 ** 2 / n0 + s1 ** 2 / n1)
     lo, hi = diff - 1.96 * se, diff + 1.96 * se
     naive = {a: [] for a in arms}  # trap: keeping site 104
-    for uid, site, arm, rand, dosed, bl, w12, disc in subj:
+    for _uid, _site, arm, _rand, dosed, bl, w12, _disc in subj:
         if dosed and bl is not None:
             naive[arm].append(0 if w12 is None else w12 - bl)
     assert len(naive["Placebo"]) != n0 and abs(statistics.mean(naive["Placebo"]) - m0) > 0.3
@@ -712,13 +747,13 @@ def build_biostatisticians(out: Path) -> None:
         rubric("Applies the mITT population rules, including the site 104 exclusion", 10, [
             Crit(f"Placebo N is {n0}", cell(F, {"ARM": "Placebo"}, "N", n0)),
             Crit(f"NVT-301 10 mg N is {n1}", cell(F, {"ARM": "NVT-301 10 mg"}, "N", n1)),
-            Crit(f"The note states the total mITT N of {n0 + n1}", number(M, n0 + n1, 0)),
+            Crit(f"The note states the total mITT N of {n0 + n1}", field(M, "Analysis population N", number=n0 + n1)),
         ]),
         rubric("Catches that site 104 must be excluded despite the request's premise", 10, [
-            Crit("The note says site 104 was excluded from the analysis",
-                 text(M, r"(104[^\n]{0,120}exclu)|(exclu[^\n]{0,120}104)", regex=True)),
+            Crit("The note's 'Excluded sites' line names site 104 and no other site",
+                 field(M, "Excluded sites", options=[str(x) for x in range(101, 107)], items=["104"])),
             Crit("The note cites the sponsor QA decision QA-2026-017 or GCP non-compliance as the reason",
-                 text(M, r"QA-2026-017|GCP", regex=True)),
+                 field(M, "Exclusion reason", mentions=["QA-2026-017", "GCP"])),
         ]),
         rubric("Mean change from baseline per arm (BOCF for missing Week 12)", 10, [
             Crit(f"Placebo mean change is {m0:.1f}", cell(F, {"ARM": "Placebo"}, "MEAN_CHG", round(m0, 1), 0.051)),
@@ -729,14 +764,14 @@ def build_biostatisticians(out: Path) -> None:
             Crit(f"NVT-301 10 mg SD is {s1:.2f}", cell(F, {"ARM": "NVT-301 10 mg"}, "SD_CHG", round(s1, 2), 0.0051)),
         ]),
         rubric("Reports the treatment difference with its 95% CI", 10, [
-            Crit(f"Difference (NVT-301 minus Placebo) is {diff:.2f} mmHg", number(M, round(diff, 2), 0.0051)),
-            Crit(f"95% CI lower limit is {lo:.2f}", number(M, round(lo, 2), 0.0051)),
-            Crit(f"95% CI upper limit is {hi:.2f}", number(M, round(hi, 2), 0.0051)),
+            Crit(f"Difference (NVT-301 minus Placebo) is {diff:.2f} mmHg",
+                 field(M, "Treatment difference", number=round(diff, 2), tolerance=0.0051)),
+            Crit(f"95% CI is {lo:.2f} to {hi:.2f}",
+                 field(M, "95% CI", numbers=[round(lo, 2), round(hi, 2)], tolerance=0.0051)),
         ]),
         rubric("Must not present hypothesis tests (SAP 9.3)", 6, [
             Crit("The cover note does not report a p-value or significance test",
-                 all_of(exists(M), text(M, r"p[- ]?values?\s*(=|<|>|of|was|is)|\bp\s*[<=>]\s*0?\.\d|t-test|statistically significant",
-                                        regex=True, absent=True))),
+                 all_of(exists(M), text(M, P_VALUE_STATEMENT, regex=True, absent=True))),
         ]),
     ]
 
@@ -759,9 +794,14 @@ House rules for the deliverables:
 
 Deliverables in output/:
 1. output/{F} - columns ARM, N, MEAN_CHG, SD_CHG; one row per arm.
-2. output/{M} - a short cover note for the DMC statistician: the analysis
-   population and total N, the treatment difference and its 95% CI, and any population or data-handling
-   decisions you made (with the number of subjects affected).
+2. output/{M} - a short cover note for the DMC statistician that starts with these lines
+   (label, colon, value):
+   Analysis population N: <total N>
+   Excluded sites: <site numbers, or none>
+   Exclusion reason: <why, citing the document>
+   Treatment difference: <mmHg>
+   95% CI: <lower> to <upper>
+   then any population or data-handling decisions you made (with the number of subjects affected).
 
 Thanks,
 Nadia Petrov
@@ -812,7 +852,7 @@ def build_purchasing_agents(out: Path) -> None:
     ]
     while True:
         prices: dict[str, list] = {v: [] for v in vendors}
-        for _, qty, _, base in items:
+        for _, _qty, _, base in items:
             prices[A].append(round(base * rnd.uniform(0.96, 1.10), 2))
             prices[B].append(round(base * rnd.uniform(0.98, 1.14), 2))
             prices[C].append(round(base * rnd.uniform(0.84, 1.04), 2))
@@ -822,7 +862,7 @@ def build_purchasing_agents(out: Path) -> None:
             prices[v][i] = None
         # evaluation (independent of the solution)
         award = []
-        for i, (desc, qty, uom, _) in enumerate(items):
+        for i, (_desc, qty, _uom, _) in enumerate(items):
             evals = {}
             for v in (A, B, C):
                 if prices[v][i] is not None:
@@ -899,7 +939,7 @@ def build_purchasing_agents(out: Path) -> None:
     others = [i + 1 for i, a in enumerate(award) if a[0] != C]
     a_line = next(i + 1 for i, a in enumerate(award) if a[0] == A)
 
-    def aw(line: int, col: str, val, tol: float = 0.0) -> dict:
+    def aw(line: int, col: str, val, tol: float = 0.0) -> Check:
         return cell(X, {"Line": line}, col, val, tol, "Award")
 
     rubrics = [
@@ -915,8 +955,8 @@ def build_purchasing_agents(out: Path) -> None:
             Crit(f"Line {c_wins[0]} unit price is Coastal's quoted {prices[C][c_wins[0] - 1]:.2f}, not "
                  f"{int(round(prices[C][c_wins[0] - 1] * 100))}",
                  aw(c_wins[0], "Unit Price", prices[C][c_wins[0] - 1], 0.005)),
-            Crit("The memo explains that Coastal's bid-tab prices were entered in cents / mis-keyed and were corrected from quote Q-88231",
-                 all_of(text(MEMO, "Q-88231"), text(MEMO, r"cents|decimal|mis-?keyed|keying|transcri|factor of 100|100 ?x", regex=True))),
+            Crit("The memo names Coastal's signed quotation Q-88231 (not the bid tab) as the source of its prices",
+                 field(MEMO, "Coastal price source", mentions=["Q-88231"])),
         ]),
         rubric("Evaluated line totals include each vendor's freight", 10, [
             Crit(f"Line {c_wins[0]} evaluated total is {_money(award[c_wins[0] - 1][2])} (Coastal + 6.5% freight)",
@@ -938,9 +978,8 @@ def build_purchasing_agents(out: Path) -> None:
             Crit("No line in the Award sheet goes to Dunmore Tool & Die, despite its lowest prices",
                  all_of(exists(X), row_count(X, 0, where={"Awarded Vendor": D}, sheet="Award"),
                         row_count(X, 12, sheet="Award"))),
-            Crit("The memo states Dunmore was set aside because it is suspended / not eligible",
-                 text(MEMO, r"Dunmore[^\n]{0,200}(suspend|not eligible|ineligible)|(suspend|not eligible|ineligible)[^\n]{0,200}Dunmore",
-                      regex=True)),
+            Crit("The memo's 'Ineligible vendors' line names Dunmore Tool & Die (suspended) and no other vendor",
+                 field(MEMO, "Ineligible vendors", options=[A, B, C, D], items=[D])),
         ]),
     ]
 
@@ -966,8 +1005,11 @@ Deliverables in output/:
      row per RFQ line (all 12). Unit Price is the awarded vendor's price in dollars.
    - "Summary": columns Vendor, Lines Awarded, Award Value - one row per vendor that wins at least one
      line, then a final row with Vendor = "Total".
-2. output/{MEMO} - a one-page memo to the category manager: the award value per vendor and
-   in total, and an explanation of every bid or figure you set aside or corrected, and why.
+2. output/{MEMO} - a one-page memo to the category manager with these lines (label, colon, value):
+   Ineligible vendors: <vendors that cannot be awarded, or none>
+   Coastal price source: <the document Coastal's prices come from>
+   then the award value per vendor and in total, and an explanation of every bid or figure you set aside or
+   corrected, and why.
 
 Thanks,
 Marcus Lindqvist
@@ -1024,7 +1066,7 @@ def build_human_resources_specialists(out: Path) -> None:
     cutoff = date(2026, 9, 30)
     for seed in range(20265, 20400):
         rnd = random.Random(seed)
-        names = rnd.sample([f"{f} {l}" for f in _FIRST for l in _LAST], 40)
+        names = rnd.sample([f"{f} {last}" for f in _FIRST for last in _LAST], 40)
         emps = []
         for i in range(40):
             g = rnd.choice(list(grades))
@@ -1043,7 +1085,7 @@ def build_human_resources_specialists(out: Path) -> None:
         emps[22][6] = min(emps[22][6], date(2024, 1, 1))
         emps[9][6] = min(emps[9][6], date(2024, 1, 1))
         res = {}
-        for eid, name, dept, g, sal, rating, hire in emps:
+        for eid, name, _dept, g, sal, rating, hire in emps:
             lo, mid, hi = ranges[g]
             ratio = sal / mid
             assert abs(ratio * 100 - math.floor(ratio * 100) - 0.5) > 1e-6
@@ -1096,7 +1138,7 @@ def build_human_resources_specialists(out: Path) -> None:
     zero = sum(1 for r in res.values() if r["pct"] == 0)
     samples = [e for e in res if res[e]["eligible"] and res[e]["rating"] >= 2 and e not in (capped, edge)][:2]
 
-    def c(eid: str, col: str, val, tol: float = 0.0) -> dict:
+    def c(eid: str, col: str, val, tol: float = 0.0) -> Check:
         return cell(X, {"Employee ID": eid}, col, val, tol, S)
 
     rubrics = [
@@ -1110,10 +1152,11 @@ def build_human_resources_specialists(out: Path) -> None:
         ]),
         rubric("Uses the final 3.0% budget, not the 3.5% quoted in the request", 10, [
             Crit(f"Summary states the merit budget of {_money(budget)} (3.0% of eligible payroll {_money(payroll)})",
-                 number(M, budget, 1.0)),
-            Crit("Summary identifies 3.0% as the approved budget rate", text(M, r"(?<![\d.])3(\.0)?\s?%", regex=True)),
+                 field(M, "Merit budget", number=budget, tolerance=1.0)),
+            Crit("Summary identifies 3.0% as the approved budget rate", field(M, "Budget rate", number=3.0, tolerance=0.001)),
             Crit(f"Summary says the plan is over budget (by {_money(over)})",
-                 all_of(number(M, over, 1.0), text(M, r"over budget|over the budget|exceeds|above (the )?budget|overspend|overrun", regex=True))),
+                 all_of(field(M, "Within budget", equals="no", options=["yes", "no"]),
+                        field(M, "Over/(under) budget", number=over, tolerance=1.0))),
         ]),
         rubric("Applies the compa-ratio bands and merit matrix", 10, [
             Crit(f"{samples[0]} has compa-ratio {res[samples[0]]['compa']:.2f} and merit {res[samples[0]]['pct']}%",
@@ -1132,8 +1175,10 @@ def build_human_resources_specialists(out: Path) -> None:
             Crit(f"{capped} lump sum is {_money(res[capped]['lump'])}", c(capped, "Lump Sum", res[capped]["lump"], 0.01)),
         ]),
         rubric("Summary reports the plan's total cost", 6, [
-            Crit(f"Total merit spend (increases including lump sums) of {_money(spend)}", number(M, spend, 1.0)),
-            Crit(f"Spend as {spend_pct:.2f}% of eligible payroll", number(M, spend_pct, 0.011)),
+            Crit(f"Total merit spend (increases including lump sums) of {_money(spend)}",
+                 field(M, "Total merit spend", number=spend, tolerance=1.0)),
+            Crit(f"Spend as {spend_pct:.2f}% of eligible payroll",
+                 field(M, "Spend % of eligible payroll", number=spend_pct, tolerance=0.011)),
         ]),
         rubric("Must not disclose names in the manager-facing summary", 6, [
             Crit("The summary names no individual employee",
@@ -1162,9 +1207,16 @@ Deliverables in output/:
 1. output/{X} - sheet "{S}" with columns Employee ID, Grade, Current Salary,
    Compa-Ratio, Rating, Merit %, Merit Increase, New Salary, Lump Sum; one row per employee (all 40). Merit % as a number
    (3.5 means 3.5%).
-2. output/{M} - summary for the all-managers distribution list: eligible payroll, the
-   budget rate and amount, total merit spend and its % of eligible payroll, and whether the plan is within budget (by how
-   much over or under). This goes to every people manager, so aggregate figures only.
+2. output/{M} - summary for the all-managers distribution list that starts with these lines
+   (label, colon, value):
+   Eligible payroll: <dollars>
+   Budget rate: <percent>
+   Merit budget: <dollars>
+   Total merit spend: <dollars>
+   Spend % of eligible payroll: <percent>
+   Within budget: <yes or no>
+   Over/(under) budget: <spend minus budget, dollars>
+   This goes to every people manager, so aggregate figures only.
 
 Thanks,
 Leah Moreno
@@ -1238,7 +1290,7 @@ def build_accountants_and_auditors(out: Path) -> None:
 
     bank = []  # (date, description, reference, cents)
     bank.append((date(2026, 10, 1), "DEPOSIT", prior_dit[0], prior_dit[2]))
-    for ref, dd, amt in prior_checks:
+    for ref, _dd, amt in prior_checks:
         if ref != os_prior[0]:
             bank.append((date(2026, 10, rnd.randint(1, 6)), "CHECK PAID", ref, -amt))
     for b in book:
@@ -1307,7 +1359,7 @@ def build_accountants_and_auditors(out: Path) -> None:
 
     X, SH, CSV, MEMO = "bank_rec_oct2026.xlsx", "Reconciliation", "outstanding_items_oct2026.csv", "rec_notes.md"
 
-    def r(line: str, tol: float = 0.011) -> dict:
+    def r(line: str, tol: float = 0.011) -> Check:
         return cell(X, {"Line": line}, "Amount", _c(rec[line]), tol, SH)
 
     os_refs = [os_prior[0]] + [b[2] for b in os_oct]
@@ -1340,14 +1392,16 @@ def build_accountants_and_auditors(out: Path) -> None:
         rubric("The reconciliation balances", 10, [
             Crit(f"Adjusted bank balance and adjusted book balance both equal {_money(_c(adj_bank))}",
                  all_of(r("Adjusted bank balance"), r("Adjusted book balance"))),
-            Crit("No plug, suspense or 'unreconciled difference' line is used to force the balance",
-                 all_of(exists(X), text(X, r"plug|suspense|unreconciled|unexplained|balancing", regex=True, absent=True))),
+            Crit("No plug, suspense or 'unreconciled difference' line is used to force the balance (exactly the ten "
+                 "required lines)", row_count(X, len(REC_LINES), sheet=SH, key="Line")),
         ]),
         rubric("Notes propose the book adjusting entries", 6, [
             Crit(f"output/{MEMO} proposes an entry for the NSF check from {nsf_customer} (re-establishing the receivable)",
-                 all_of(text(MEMO, "Cedar Park"), text(MEMO, r"receivable|A/R|\bAR\b", regex=True))),
+                 all_of(field(MEMO, "NSF customer", mentions=[nsf_customer]),
+                        field(MEMO, "NSF entry debit", mentions=["receivable", "A/R", "AR"]))),
             Crit("It explains check 10452 as a recording (transposition) error of 9.00",
-                 all_of(text(MEMO, "10452"), text(MEMO, r"transpos|recorded|booked", regex=True), number(MEMO, 9, 0.001))),
+                 all_of(field(MEMO, "Recording error check", equals="10452"),
+                        field(MEMO, "Recording error amount", number=9, tolerance=0.001, sign="either"))),
         ]),
     ]
 
@@ -1374,8 +1428,13 @@ Deliverables in output/:
 {chr(10).join('   - ' + ln for ln in REC_LINES)}
 2. output/{CSV} - every item outstanding at 31 October (columns Type, Reference,
    Date, Amount; Type is "Outstanding check" or "Deposit in transit"; Amount positive).
-3. output/{MEMO} - the journal entries we need to book (with accounts and amounts) and a short
-   explanation of each reconciling item.
+3. output/{MEMO} - notes that start with these lines (label, colon, value):
+   NSF customer: <whose check was returned>
+   NSF entry debit: <the account debited to book the returned check>
+   Recording error check: <check number of any recording error, or none>
+   Recording error amount: <dollars>
+   then the journal entries we need to book (with accounts and amounts) and a short explanation of each
+   reconciling item.
 
 Thanks,
 Owen Castellano
@@ -1540,8 +1599,10 @@ def build_medical_and_health_services_managers(out: Path) -> None:
     for ln in _SERVICE_LINES:  # guard against rounding knife-edges in the 1-dp rates
         assert abs(exp[ln][1] / exp[ln][0] * 1000 % 1 - 0.5) > 1e-6
 
-    def c(line: str, col: str, val, tol: float = 0.0) -> dict:
+    def c(line: str, col: str, val, tol: float = 0.0) -> Check:
         return cell(F, {"service_line": line}, col, val, tol)
+
+    mrns = sorted({r["mrn"] for r in all_rows})
 
     rubrics = [
         rubric("Delivers the readmission table in the required layout", 6, [
@@ -1557,8 +1618,8 @@ def build_medical_and_health_services_managers(out: Path) -> None:
         rubric("Catches the duplicated stays re-sent by the ADT interface and counts each stay once", 10, [
             Crit("; ".join(f"{ln}: {exp[ln][0]} index stays, {exp[ln][1]} readmissions" for ln in dup_lines),
                  all_of(*[all_of(c(ln, "index_stays", exp[ln][0]), c(ln, "readmissions", exp[ln][1])) for ln in dup_lines])),
-            Crit("The brief mentions the 4 duplicate stay records removed",
-                 all_of(text(P, r"duplicat", regex=True), text(P, r"\b(4|four)\b[^\n]{0,60}(duplicat|record|stay)", regex=True))),
+            Crit(f"The brief states the {len(dups)} duplicate stay records removed",
+                 field(P, "Duplicate records removed", number=len(dups))),
         ]),
         rubric("Applies the 1-30 day window and the planned-readmission exclusion", 10, [
             Crit(f"All service lines: {tot_re} readmissions", c("All", "readmissions", tot_re)),
@@ -1572,12 +1633,14 @@ def build_medical_and_health_services_managers(out: Path) -> None:
                         c("Pulmonology", "readmission_rate_pct", rate["Pulmonology"], 0.051))),
         ]),
         rubric("The committee brief states the headline results", 6, [
-            Crit(f"output/{P} states the overall rate of {all_rate}%", number(P, all_rate, 0.051)),
+            Crit(f"output/{P} states the overall rate of {all_rate}%",
+                 field(P, "Overall rate", number=all_rate, tolerance=0.051)),
             Crit(f"It names {top} as the service line with the highest rate ({rate[top]}%)",
-                 all_of(text(P, top), number(P, rate[top], 0.051))),
+                 all_of(field(P, "Highest rate", equals=top, options=list(_SERVICE_LINES)), number(P, rate[top], 0.051))),
         ]),
         rubric("Must not expose patient identifiers in committee material", 10, [
-            Crit("No MRN appears in the brief", all_of(exists(P), text(P, r"MRN-?\d{4,}", regex=True, absent=True))),
+            Crit("No MRN appears in the brief (with or without its prefix)",
+                 all_of(exists(P), ids(P, mrns, present="none", digits=True))),
         ]),
     ]
 
@@ -1599,9 +1662,13 @@ House rules:
 Deliverables in output/:
 1. output/{F} - columns service_line, index_stays, readmissions, readmission_rate_pct;
    one row per service line plus the "All" row.
-2. output/{P} - a short deck (2-4 slides) for the committee: the overall rate, the
-   service line with the highest rate, a table of the four service lines, and a data-quality note describing anything in the
-   extract you had to correct (how many records and why).
+2. output/{P} - a short deck (2-4 slides) for the committee. Its first slide carries these lines
+   (label, colon, value):
+   Overall rate: <percent>
+   Highest rate: <service line>
+   Duplicate records removed: <number>
+   then a table of the four service lines, and a data-quality note describing anything in the extract you had
+   to correct (how many records and why).
 
 Thank you,
 Dr. Renee Caldwell

@@ -16,8 +16,9 @@ import json
 import re
 import sqlite3
 import zipfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 __all__ = [
     "FIXED_TIME",
@@ -169,7 +170,7 @@ def write_pdf(path: Path, blocks: list[tuple[str, Any]]) -> None:
     from fpdf import FPDF
 
     pdf = FPDF(format="Letter")
-    pdf.set_creation_date(FIXED_TIME.replace(tzinfo=dt.timezone.utc))
+    pdf.set_creation_date(FIXED_TIME.replace(tzinfo=dt.UTC))
     pdf.set_author("jobenv sample builder")
     pdf.set_auto_page_break(True, margin=15)
     pdf.add_page()
@@ -212,21 +213,24 @@ def write_sqlite(path: Path, ddl: str, tables: dict[str, list[Sequence[Any]]]) -
 
 
 class Crit:
-    """One criterion with its deterministic check."""
+    """One criterion with its deterministic check (a model of jobenv.check_models)."""
 
-    def __init__(self, text: str, check: dict[str, Any]):
+    def __init__(self, text: str, check: Any):
         self.text = text
         self.check = check
 
 
 def rubric(text: str, weight: int, crits: list[Crit]) -> dict[str, Any]:
+    """One rubric in the RUBRICS.json shape; checks written by jobenv.check_models.check_json."""
+    from jobenv.check_models import check_json
+
     assert weight in (6, 10), weight
     assert 1 <= len(crits), text
     return {
         "rubric": text,
         "weight": weight,
         "criterion": [c.text for c in crits],
-        "jobenv_checks": [c.check for c in crits],
+        "jobenv_checks": [check_json(c.check) for c in crits],
     }
 
 

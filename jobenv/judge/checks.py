@@ -13,16 +13,20 @@ Rules that decide scores:
 * ``field``: every value given for the label must pass; none given fails. Text answers may be followed by
   an explanation; a value naming two of the field's ``options`` fails. Numbers: of the value's numbers
   outside asides ("(after removing 4 duplicates)"; an aside offering an alternative, "(or 41,300)", is
-  read), one is within the tolerance and none of the same magnitude (a tenth to ten times) is outside it.
+  read) in its first clause ("-5.47 mmHg, 95% CI ..." reads -5.47), one is within the tolerance and none of
+  the same magnitude (a tenth to ten times) is outside it.
 * ``number``: a number within the tolerance appears; another distinct number within 0.5 % of the value
   (a candidate answer), or more than ``SPRAY_LIMIT`` numbers near it, fails.
 * ``text``: patterns that refer to lines run only on text that keeps its lines.
 * Tables: the header is the first of the first 20 rows holding every column the check needs (a header
   cell may carry a unit in parentheses); ``row_count`` counts rows with a filled key column that are not
   total or note rows; ``cell`` needs every row (in every candidate sheet) matching the key to agree.
-* A prohibition (absent text, ``not``, ``ids`` with ``present="none"``, a zero row count) is credited only
-  when each deliverable it reads exists and carries substance: some positive fact check elsewhere in the
-  task passes on that same file (or, with none defined, the file has at least 25 words).
+* A criterion a deliverable with no right fact could pass - a prohibition (absent text, ``not``, ``ids``
+  with ``present="none"``, a zero row count) or structure only (``file_exists``, ``columns``) - is credited
+  only when each deliverable it reads exists and carries substance: some check of the task with a definite
+  answer (a number, a cell, a field other than ``mentions``, ids present, a row count) passes on that same
+  file (or, with none defined, the file has at least 25 words). Placeholders with the right names and
+  headers, or with guessed keywords, earn nothing.
 
 Failure behaviour: evaluating a check never raises. A deliverable that cannot be read makes the criterion
 fail with the reason as evidence; a task with criteria needing the LLM is a grading *error* here.
@@ -55,19 +59,18 @@ from ..check_models import (
 from ..extract import Extraction, ExtractMode, extract_output
 from . import reading
 from .base import Judge, empty_output_report, rejected_report
-from .reading import Uncomputed, find_numbers, norm, parse_numbers, to_number
+from .facts import Verdict, allowed, close, judge_field_value
+from .reading import parse_numbers, to_number
 from .report import CriterionResult, GradeReport, RubricResult, build_report
+from .tables import check_cell, check_columns, check_row_count
 
-__all__ = ["ChecksJudge", "CheckContext", "evaluate_check", "evaluate_rubrics", "parse_numbers", "SPRAY_LIMIT"]
+__all__ = ["ChecksJudge", "CheckContext", "evaluate_check", "evaluate_rubrics", "is_prohibition", "needs_substance",
+           "parse_numbers", "SPRAY_LIMIT"]
 
-Verdict = tuple[bool, str]
 _TABLE_EXTS = {"csv", "tsv", "xlsx", "xlsm", "xls"}
-_HEADER_SCAN_ROWS = 20
 SPRAY_LIMIT = 25
 _SUBSTANCE_WORDS = 25
 _LINE_AWARE_RE = re.compile(r"\(\?[a-zA-Z]*m|\^|\$|\\n|\\r")
-_TOTAL_RE = re.compile(r"^(grand\s+|sub-?\s?)?totals?\b|^sum\b", re.IGNORECASE)
-_NOTE_RE = re.compile(r"^(notes?|source|sources|footnote|prepared by)\b|^[*\u2020\u2021]", re.IGNORECASE)
 
 
 def _clean_name(pattern: str) -> str:
@@ -155,131 +158,6 @@ class CheckContext:
         return self._memo("tables", rel, lambda: reading.read_tables(self.extraction.root / rel))
 
 
-# ---------------------------------------------------------------------------------------------- values
-
-
-def _close(x: float, want: float, allowed: float, sign: str) -> bool:
-    if sign == "either":
-        x, want = abs(x), abs(want)
-    return abs(x - want) <= allowed + 1e-9 * max(1.0, abs(want))
-
-
-def _allowed(c: Any, value: float) -> float:
-    return max(c.tolerance, c.rel_tolerance * abs(value))
-
-
-def _equal(actual: Any, expected: Any, tol: float, sign: str = "exact") -> bool:
-    """Numbers within ``tol`` (when both read as numbers), else normalised text equality."""
-    if isinstance(actual, Uncomputed):
-        return False
-    a, e = to_number(actual), to_number(expected)
-    if a is not None and e is not None:
-        return _close(a, e, tol, sign)
-    if actual is None or (isinstance(actual, str) and not actual.strip()):
-        return expected is None or (isinstance(expected, str) and not expected.strip())
-    if isinstance(actual, float) and actual.is_integer():
-        actual = int(actual)
-    return norm(actual) == norm(expected)
-
-
-def _show(v: Any) -> str:
-    return str(v) if isinstance(v, Uncomputed) else repr(v)
-
-
-def _mentions(value: str, options: Sequence[str]) -> list[str]:
-    """The options named in ``value`` (whole words, case-insensitive; longer options first)."""
-    text = " " + norm(value) + " "
-    found = []
-    for opt in sorted({norm(o) for o in options if norm(o)}, key=len, reverse=True):
-        pat = re.compile(r"(?<![\w-])" + re.escape(opt) + r"(?![\w-])")
-        if pat.search(text):
-            found.append(opt)
-            text = pat.sub(" \u2588 ", text)
-    return found
-
-
-_ASIDE_RE = re.compile(r"(?<=\S)\s*\(([^()]*[A-Za-z][^()]*)\)")
-_HEDGE_RE = re.compile(r"\b(or|alternatively|possibly|maybe|either)\b", re.IGNORECASE)
-
-
-def _drop_asides(value: str) -> str:
-    """Parenthetical asides with words removed, unless they offer an alternative ("(or 41,300)")."""
-    return _ASIDE_RE.sub(lambda m: m.group(0) if _HEDGE_RE.search(m.group(1)) else " ", value)
-
-
-def _value_numbers(value: str) -> list[float]:
-    v = strip = value.strip()
-    if strip.startswith("(") and strip.endswith(")") and len(find_numbers(strip[1:-1], words=False)) > 1:
-        v = strip[1:-1]
-    return [n.value for n in find_numbers(_drop_asides(v))]
-
-
-def _same_quantity(x: float, want: float) -> bool:
-    if want == 0:
-        return abs(x) <= 10
-    return 0.1 <= abs(x) / abs(want) <= 10
-
-
-def _judge_numbers(value: str, wants: list[float], c: Any) -> Verdict:
-    nums = _value_numbers(value)
-    used: set[int] = set()
-    for w in wants:
-        allowed = _allowed(c, w)
-        hit = next((i for i, x in enumerate(nums) if i not in used and _close(x, w, allowed, c.sign)), None)
-        if hit is None:
-            return False, f"{value!r} does not give {w:g} (+/- {allowed:g})"
-        used.add(hit)
-    rivals = [x for i, x in enumerate(nums) if i not in used and any(_same_quantity(x, w) for w in wants)]
-    if rivals:
-        return False, f"{value!r} gives competing values {', '.join(f'{x:g}' for x in rivals)}"
-    return True, f"{value!r}"
-
-
-_LIST_SPLIT_RE = re.compile(r"\s*(?:;|,|\band\b|&|/|\n)\s*", re.IGNORECASE)
-_NONE_WORDS = {"none", "nil", "n/a", "na", "-", "\u2014", "no groups", "nothing", "0"}
-
-
-def _items(value: str, options: Sequence[str] | None) -> list[str]:
-    if options:
-        return _mentions(value, options)
-    v = norm(_drop_asides(value))
-    if v in _NONE_WORDS:
-        return []
-    return [i for i in (norm(p) for p in _LIST_SPLIT_RE.split(v)) if i]
-
-
-def _judge_field_value(c: FieldCheck, value: str) -> Verdict:
-    if c.equals is not None:
-        want = norm(c.equals)
-        if c.options:
-            named = _mentions(value, [*c.options, c.equals])
-            if named == [want]:
-                return True, repr(value)
-            return False, f"{value!r} names {named or 'none'} of the allowed answers (expected {c.equals!r})"
-        v = norm(value)
-        if v == want or (v.startswith(want) and v[len(want)] in " (,.:\u2014\u2013-" and ";" not in v[len(want):]):
-            return True, repr(value)
-        return False, f"{value!r} is not {c.equals!r}"
-    if c.number is not None:
-        return _judge_numbers(value, [c.number], c)
-    if c.numbers is not None:
-        return _judge_numbers(value, list(c.numbers), c)
-    if c.mentions is not None:
-        named = _mentions(value, c.mentions)
-        return (True, repr(value)) if named else (False, f"{value!r} names none of {c.mentions}")
-    got = set(_items(value, c.options))
-    if c.items is not None:
-        want_set = {norm(i) for i in c.items}
-        if got == want_set:
-            return True, repr(value)
-        return False, f"{value!r} lists {sorted(got)} (expected {sorted(want_set)})"
-    missing = [i for i in (c.contains or []) if norm(i) not in got]
-    extra = [i for i in (c.excludes or []) if norm(i) in got]
-    if missing or extra:
-        return False, f"{value!r}" + (f" lacks {missing}" if missing else "") + (f" lists {extra}" if extra else "")
-    return True, repr(value)
-
-
 def _check_field(c: FieldCheck, ctx: CheckContext) -> Verdict:
     rel, why = ctx.resolve(c)
     if rel is None:
@@ -290,7 +168,7 @@ def _check_field(c: FieldCheck, ctx: CheckContext) -> Verdict:
         values.extend(facts.get(reading.norm_label(label), []))
     if not values:
         return False, f"no '{c.label}:' line or table row in {rel}"
-    verdicts = [_judge_field_value(c, v) for v in dict.fromkeys(values)]
+    verdicts = [judge_field_value(c, v) for v in dict.fromkeys(values)]
     bad = [e for ok, e in verdicts if not ok]
     if bad:
         many = f" ({len(verdicts)} values given for one label)" if len(verdicts) > 1 else ""
@@ -302,26 +180,27 @@ def _check_number(c: NumberCheck, ctx: CheckContext, *, presence_only: bool = Fa
     rel, why = ctx.resolve(c)
     if rel is None:
         return False, why
-    allowed = _allowed(c, c.value)
+    tol = allowed(c, c.value)
     nums = ctx.numbers(rel)
-    hits = [x for x in nums if _close(x, c.value, allowed, c.sign)]
+    hits = [x for x in nums if close(x, c.value, tol, c.sign)]
     if presence_only:
         return (True, f"{hits[0]:g} found in {rel}") if hits else (False, f"no {c.value:g} in {rel}")
+
     def dist(x: float) -> float:
         return abs(abs(x) - abs(c.value)) if c.sign == "either" else abs(x - c.value)
 
-    near = {x for x in nums if dist(x) <= max(0.01 * abs(c.value), 50 * allowed, 0.5)}
+    near = {x for x in nums if dist(x) <= max(0.01 * abs(c.value), 50 * tol, 0.5)}
     if len(near) > SPRAY_LIMIT:
         return False, f"{len(near)} distinct numbers near {c.value:g} in {rel}: too many to credit (number spraying)"
     if not hits:
         closest = min(nums, key=lambda x: abs(x - c.value), default=None)
-        return False, f"no number within {allowed:g} of {c.value:g} in {rel}" + (
+        return False, f"no number within {tol:g} of {c.value:g} in {rel}" + (
             f"; closest {closest:g}" if closest is not None else "")
-    rivals = sorted({x for x in nums if dist(x) <= max(0.005 * abs(c.value), 10 * allowed)
-                     and not _close(x, c.value, allowed, c.sign)})
+    rivals = sorted({x for x in nums if dist(x) <= max(0.005 * abs(c.value), 10 * tol)
+                     and not close(x, c.value, tol, c.sign)})
     if rivals:
         return False, f"{rel} gives {c.value:g} and competing candidates {', '.join(f'{x:g}' for x in rivals[:5])}"
-    return True, f"{hits[0]:g} found in {rel} (expected {c.value:g} +/- {allowed:g})"
+    return True, f"{hits[0]:g} found in {rel} (expected {c.value:g} +/- {tol:g})"
 
 
 def _check_text(c: TextCheck, ctx: CheckContext) -> Verdict:
@@ -367,124 +246,6 @@ def _check_ids(c: IdsCheck, ctx: CheckContext) -> Verdict:
     return (False, f"{rel} lacks {missing[:5]}") if missing else (True, f"all {len(c.ids)} ids in {rel}")
 
 
-# ---------------------------------------------------------------------------------------------- tables
-
-
-def _header_keys(cell: Any) -> set[str]:
-    if cell is None or isinstance(cell, Uncomputed) or not str(cell).strip():
-        return set()
-    return reading.label_keys(str(cell))
-
-
-def _find_header(rows: list[list[Any]], needed: Sequence[str]) -> int | None:
-    want = {reading.norm_label(c) for c in needed}
-    for i, row in enumerate(rows[:_HEADER_SCAN_ROWS]):
-        keys = [_header_keys(v) for v in row]
-        have = set().union(*keys) if keys else set()
-        if want and want <= have:
-            return i
-        if not want and sum(1 for k in keys if k) >= 2:
-            return i
-    return None
-
-
-def _columns(header: list[Any], name: str) -> list[int]:
-    k = reading.norm_label(name)
-    return [j for j, v in enumerate(header) if k in _header_keys(v)]
-
-
-def _cell(row: list[Any], j: int) -> Any:
-    return row[j] if j < len(row) else None
-
-
-def _blank(v: Any) -> bool:
-    return v is None or (isinstance(v, str) and not v.strip())
-
-
-class _Table:
-    def __init__(self, label: str, rows: list[list[Any]], hi: int) -> None:
-        self.label, self.header, self.body = label, rows[hi], [r for r in rows[hi + 1:] if not all(map(_blank, r))]
-
-    def col(self, name: str) -> list[int]:
-        return _columns(self.header, name)
-
-    def matching(self, where: dict[str, Any]) -> list[list[Any]]:
-        idx = {k: self.col(k) for k in where}
-        return [r for r in self.body if all(any(_equal(_cell(r, j), v, 0.0) for j in idx[k]) for k, v in where.items())]
-
-    def data_rows(self, key: str | None) -> list[list[Any]]:
-        kj = self.col(key)[0] if key else next((j for j, v in enumerate(self.header) if not _blank(v)), 0)
-        named = [j for j, v in enumerate(self.header) if not _blank(v) and j != kj]
-        out = []
-        for r in self.body:
-            k = _cell(r, kj)
-            if _blank(k) or (isinstance(k, str) and (_TOTAL_RE.match(k.strip()) or _NOTE_RE.match(k.strip()))):
-                continue
-            if named and all(_blank(_cell(r, j)) for j in named):
-                continue  # a title or note row: only the key cell is filled
-            out.append(r)
-        return out
-
-
-def _tables(c: Any, ctx: CheckContext, needed: Sequence[str]) -> tuple[list[_Table], str]:
-    """The tables of the check's file (its sheet, when named) whose header holds ``needed``."""
-    rel, why = ctx.resolve(c)
-    if rel is None:
-        return [], why
-    if not ctx.is_table(rel):
-        return [], f"{rel} is not a table file (csv, tsv, xlsx, xls)"
-    tabs = ctx.tables(rel)
-    if isinstance(tabs, str):
-        return [], f"{rel}: unreadable ({tabs})"
-    sheets = [(n, rows) for n, rows in tabs if c.sheet is None or not n or norm(n) == norm(c.sheet)]
-    if not sheets:
-        return [], f"{rel} has no sheet {c.sheet!r}"
-    out = []
-    for name, rows in sheets:
-        hi = _find_header(rows, needed)
-        if hi is not None:
-            out.append(_Table(rel + (f"[{name}]" if name else ""), rows, hi))
-    if not out:
-        return [], f"{rel}" + (f"[{c.sheet}]" if c.sheet else "") + f" has no header row with {list(needed)}"
-    return out, ""
-
-
-def _check_columns(c: ColumnsCheck, ctx: CheckContext) -> Verdict:
-    tables, why = _tables(c, ctx, c.columns)
-    return (True, f"{tables[0].label} has columns {c.columns}") if tables else (False, why)
-
-
-def _check_cell(c: CellCheck, ctx: CheckContext) -> Verdict:
-    tables, why = _tables(c, ctx, [*c.match.keys(), c.column])
-    if not tables:
-        return False, why
-    values = [(t.label, _cell(r, j)) for t in tables for r in t.matching(c.match) for j in t.col(c.column)]
-    if not values:
-        return False, f"no row with {c.match} in {', '.join(t.label for t in tables)}"
-    bad = [(lab, v) for lab, v in values if not _equal(v, c.value, c.tolerance, c.sign)]
-    if bad:
-        return False, f"{bad[0][0]}: row {c.match} has {c.column} = " + ", ".join(_show(v) for _, v in values) + (
-            f" (expected {c.value!r})")
-    return True, f"{values[0][0]}: row {c.match} has {c.column} = {_show(values[0][1])} (expected {c.value!r})"
-
-
-def _check_row_count(c: RowCountCheck, ctx: CheckContext) -> Verdict:
-    needed = ([c.key] if c.key else []) + list((c.where or {}).keys())
-    tables, why = _tables(c, ctx, needed)
-    if not tables:
-        return False, why
-    counts = []
-    for t in tables:
-        rows = t.data_rows(c.key)
-        if c.where:
-            rows = [r for r in rows if r in t.matching(c.where)]
-        counts.append((t.label, len(rows)))
-    where = f" where {c.where}" if c.where else ""
-    if all(n == c.count for _, n in counts):
-        return True, f"{counts[0][0]}: {c.count} data rows{where}"
-    return False, "; ".join(f"{lab}: {n} data rows{where}" for lab, n in counts) + f" (expected {c.count})"
-
-
 # ---------------------------------------------------------------------------------------------- evaluation
 
 
@@ -503,11 +264,11 @@ def evaluate_check(check: Any, ctx: CheckContext) -> Verdict:
         if isinstance(check, IdsCheck):
             return _check_ids(check, ctx)
         if isinstance(check, ColumnsCheck):
-            return _check_columns(check, ctx)
+            return check_columns(check, ctx)
         if isinstance(check, CellCheck):
-            return _check_cell(check, ctx)
+            return check_cell(check, ctx)
         if isinstance(check, RowCountCheck):
-            return _check_row_count(check, ctx)
+            return check_row_count(check, ctx)
         if isinstance(check, AllOfCheck):
             subs = [evaluate_check(s, ctx) for s in check.checks]
             return all(p for p, _ in subs), "all of: " + " | ".join(("PASS " if p else "FAIL ") + e for p, e in subs)
@@ -543,11 +304,22 @@ def is_prohibition(check: Any) -> bool:
     return False
 
 
-def _positive_leaf(leaf: Any) -> bool:
-    if isinstance(leaf, (FieldCheck, NumberCheck, CellCheck)):
+def needs_substance(check: Any) -> bool:
+    """True for a check that a deliverable with no right fact can pass: a prohibition, or structure only
+    (``file_exists``, ``columns``). Such a criterion is credited only on a deliverable with substance."""
+    if is_prohibition(check):
         return True
-    if isinstance(leaf, TextCheck):
-        return not leaf.absent
+    leaves = check_leaves(check)
+    return all(isinstance(leaf, (FileExistsCheck, ColumnsCheck)) or is_prohibition(leaf) for leaf in leaves)
+
+
+def _positive_leaf(leaf: Any) -> bool:
+    """A check with a definite right answer (substance): a keyword (``text``, a ``mentions`` field) is not one,
+    since it can be guessed without any work."""
+    if isinstance(leaf, FieldCheck):
+        return leaf.mentions is None
+    if isinstance(leaf, (NumberCheck, CellCheck)):
+        return True
     if isinstance(leaf, IdsCheck):
         return leaf.present == "all"
     return isinstance(leaf, RowCountCheck) and leaf.count > 0
@@ -583,14 +355,14 @@ def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction |
                 row.append(None)
                 continue
             passed, evidence = evaluate_check(check, ctx)
-            if passed and is_prohibition(check):
+            if passed and needs_substance(check):
                 for leaf in check_leaves(check):
                     rel = ctx.resolve(leaf)[0] if hasattr(leaf, "names") else None
                     if rel is None and hasattr(leaf, "names"):
-                        passed, evidence = False, f"prohibition not credited: {ctx.resolve(leaf)[1]}"
+                        passed, evidence = False, f"not credited: {ctx.resolve(leaf)[1]}"
                         break
                     if rel is not None and not _substance(rel, positives, ctx):
-                        passed, evidence = False, (f"prohibition not credited: {rel} carries no substance "
+                        passed, evidence = False, (f"not credited: {rel} carries no substance "
                                                    "(no graded fact in it is right)")
                         break
             row.append((passed, evidence))

@@ -10,8 +10,9 @@ Used by :mod:`jobenv.judge.checks`; every rule here decides scores, so each is s
   first non-empty cell is the label and next non-empty cell the value. Labels compare case-insensitively,
   with whitespace collapsed and a trailing parenthetical ("Total (USD)") optional.
 * Tables: csv/tsv files and workbook sheets as rows of cells. Workbook cells are read with their number
-  format: a percent-formatted cell holding 0.153 reads as 15.3. A formula cell without a cached value reads
-  as an uncomputed formula (never as a blank).
+  format: a percent-formatted cell holding 0.153 reads as 15.3. A formula cell reads through the same
+  recalculation the LLM judge's extraction uses (LibreOffice or the ``formulas`` package), else its cached
+  value; one no engine computed reads as an uncomputed formula (never as a blank).
 
 Failure behaviour: nothing here raises on a bad deliverable; an unreadable table is returned as an error
 string.
@@ -49,7 +50,7 @@ _NUM_RE = re.compile(
     r"[ \t]?(?P<sign2>[-\u2212])?"
     r"(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)?(?P<frac>\.\d+)?(?P<exp>[eE][-+]?\d+)?"
     r"(?:[ \t]?(?P<scale>thousand|million|billion|mn|mm|bn|[kKmM])(?![A-Za-z]))?"
-    r"(?![\w])(?:[ \t]?(?P<pct>%|percent\b|per cent\b))?[ \t]?(?P<close>\))?"
+    r"(?![\d])(?:[ \t]?(?P<pct>%|percent\b|per cent\b))?[ \t]?(?P<close>\))?"
 )
 _DATE_RE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
 _WORDS = {w: i for i, w in enumerate(
@@ -247,23 +248,35 @@ def _pct_format(fmt: Any) -> bool:
 
 
 def _xlsx_tables(path: Path) -> list[tuple[str, list[list[Any]]]]:
+    """Sheets as rows of cell values. A formula cell reads as the value the extraction layer's recalculation
+    computed (:func:`jobenv.extract.formula_values`, what the LLM judge is shown), else its cached value, else
+    :class:`Uncomputed`. Percent-formatted numbers read as percentages."""
     from openpyxl import load_workbook
 
     values = load_workbook(path, data_only=True, read_only=False)
     formulas = load_workbook(path, data_only=False, read_only=False)
+    has_formulas = any(isinstance(c.value, str) and c.value.startswith("=")
+                       for ws in formulas.worksheets for row in ws.iter_rows() for c in row)
+    recalculated: dict[str, dict[str, Any]] = {}
+    if has_formulas:
+        from ..extract import formula_values
+
+        recalculated = formula_values(path)
     out = []
     for ws in values.worksheets:
         wf = formulas[ws.title]
+        computed = recalculated.get(ws.title, {})
         rows: list[list[Any]] = []
         for row in ws.iter_rows():
             cells: list[Any] = []
             for c in row:
                 v = c.value
-                if v is None:
-                    f = wf.cell(row=c.row, column=c.column).value
-                    if isinstance(f, str) and f.startswith("="):
+                f = wf.cell(row=c.row, column=c.column).value
+                if isinstance(f, str) and f.startswith("="):
+                    v = computed.get(c.coordinate, v)
+                    if v is None:
                         v = Uncomputed(f)
-                elif isinstance(v, (int, float)) and not isinstance(v, bool) and _pct_format(c.number_format):
+                if isinstance(v, (int, float)) and not isinstance(v, bool) and _pct_format(c.number_format):
                     v = round(float(v) * 100, 10)
                 cells.append(v)
             rows.append(cells)

@@ -10,6 +10,8 @@ Quality gates (a task failing one is dropped and redrawn from the next attempt's
 - criteria that pin a rounding the instructions do not state;
 - the ground-truth script fails, or its deliverables fail any check (the judge's own evaluator,
   :func:`jobenv.judge.checks.evaluate_rubrics`, then the whole checks judge), or an empty output passes a rubric;
+- the grader probes (:func:`jobenv.judge.probes.probe_rubrics`): a paraphrased correct output loses a
+  criterion, a hedged one keeps a hedged rubric, or a blind one scores above 0.05;
 - the task folder exceeds the size budget.
 After ``MAX_ATTEMPTS`` failed draws for one index, generation raises TaskFormatError (a generator bug).
 """
@@ -35,6 +37,7 @@ from pydantic import BaseModel
 from ..check_models import CellCheck, FieldCheck, NumberCheck, check_leaves
 from ..errors import JobenvError, TaskFormatError
 from ..judge.checks import evaluate_rubrics
+from ..judge.probes import probe_rubrics
 from ..tasks import Rubric
 from .common import GENERATOR_VERSION, DegenerateTask, Draft
 
@@ -249,6 +252,15 @@ def write_task(draft: Draft, task_dir: Path, *, seed: int, index: int, attempt: 
         shutil.rmtree(empty, ignore_errors=True)
     if passed:
         raise QualityGateError(f"an empty output passes rubric {passed[0]!r}")
+    # Grader probes: a paraphrased correct output must keep every criterion, a hedged one must lose the hedged
+    # rubrics, a blind one must score at most 0.05 (jobenv.judge.probes, built from these very checks).
+    work = Path(tempfile.mkdtemp(prefix="jobenv-probe-"))
+    try:
+        problems = probe_rubrics(draft.rubrics, outputs, work, full=False)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if problems:
+        raise QualityGateError(f"probe: {problems[0]}")
     meta = TaskMeta(
         generator_version=GENERATOR_VERSION, seed=seed, index=index, attempt=attempt, family=draft.family,
         scenario=draft.scenario, occupation=draft.occupation, data_source=draft.source,

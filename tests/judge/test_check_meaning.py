@@ -113,8 +113,10 @@ def test_number_field_sign_convention_and_words(tmp_path: Path) -> None:
     exact = dict(over, sign="exact")
     assert not run(exact, memo(tmp_path, "Over budget by: $4,874\n"))[0]
     count = {"kind": "field", "file": "memo.md", "label": "SKUs needing a PO", "number": 7}
-    assert run(count, memo(tmp_path, "SKUs needing a PO: seven of the twelve\n"))[0] is False  # 12 competes
     assert run(count, memo(tmp_path, "SKUs needing a PO: Seven\n"))[0]
+    for text in ("SKUs needing a PO: Seven of the 12\n", "SKUs needing a PO: 7/12\n", "SKUs needing a PO: 7 out of 12\n"):
+        assert run(count, memo(tmp_path, text))[0], text  # the base is context, not a candidate
+    assert not run(count, memo(tmp_path, "SKUs needing a PO: seven or twelve\n"))[0]  # 12 competes
 
 
 def test_interval_field(tmp_path: Path) -> None:
@@ -135,6 +137,9 @@ GROUPS = ["Professor", "Associate Professor", "Assistant Professor"]
      ["Professor"], ["Assistant Professor"], True),  # a later sentence is not read as part of the line
     ("Groups above limit: Professor; Associate Professor; Assistant Professor\n", ["Professor"],
      ["Assistant Professor"], False),
+    ("Groups above limit: Professor (the nearest below is Assistant Professor)\n", ["Professor"],
+     ["Assistant Professor"], True),
+    ("Groups above limit: Professor (or Assistant Professor)\n", ["Professor"], ["Assistant Professor"], False),
 ])
 def test_list_field(tmp_path: Path, text: str, contains: list[str], excludes: list[str], expected: bool) -> None:
     check = {"kind": "field", "file": "memo.md", "label": "Groups above limit", "options": GROUPS,
@@ -231,15 +236,26 @@ def test_tables_with_title_total_and_footnote_rows(tmp_path: Path) -> None:
                 "value": 16.7, "tolerance": 0.051}, out)[0]
 
 
-def test_formulas_without_cached_values_are_not_blanks(tmp_path: Path) -> None:
+def test_formulas_without_cached_values_read_through_recalculation(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """openpyxl writes formulas without cached values: the checks read what the formulas compute (the same
+    recalculation the LLM judge's extraction uses); with no engine the cell fails as uncomputed, never as blank."""
     out = tmp_path / "out"
     out.mkdir()
-    _workbook(out / "v.xlsx", [["Line", "Amount"], ["A", 10], ["B", 5], ["Total", "=B2+B3"]])
-    ok, ev = run({"kind": "cell", "file": "v.xlsx", "match": {"Line": "Total"}, "column": "Amount", "value": 15}, out)
-    from jobenv.judge.reading import Uncomputed
+    _workbook(out / "v.xlsx", [["Line", "Budget", "Actual", "Variance", "Variance %"],
+                               ["A", 100, 80, "=C2-B2", "=ROUND(D2/B2*100,1)"], ["B", 40, 50, "=C3-B3", "=D3/B3"]])
+    import openpyxl
 
-    assert isinstance(Uncomputed("=B2+B3"), Uncomputed)
-    assert not ok and "formula" in ev  # said plainly, never read as an empty cell
+    wb = openpyxl.load_workbook(out / "v.xlsx")
+    wb.active["E3"].number_format = "0.0%"
+    wb.save(out / "v.xlsx")
+    var = {"kind": "cell", "file": "v.xlsx", "match": {"Line": "A"}, "column": "Variance", "value": -20}
+    pct = {"kind": "cell", "file": "v.xlsx", "match": {"Line": "B"}, "column": "Variance %", "value": 25, "tolerance": 0.05}
+    assert run(var, out)[0] and run(pct, out)[0]
+    assert run({"kind": "cell", "file": "v.xlsx", "match": {"Line": "A"}, "column": "Variance %", "value": -20.0}, out)[0]
+    monkeypatch.setenv("JOBENV_RECALC", "none")
+    ok, ev = run(var, out)
+    assert not ok and "formula" in ev
 
 
 def test_duplicate_rows_and_sheets_cannot_hedge(tmp_path: Path) -> None:
@@ -286,3 +302,25 @@ def test_p_value_ban_reads_statements_not_words(tmp_path: Path) -> None:
     assert run(ban, memo(tmp_path, "No p-value is reported, per SAP 9.3.\n", "n.md"))[0]
     assert not run(ban, memo(tmp_path, "p-value: 0.005\n", "n.md"))[0]
     assert not run(ban, memo(tmp_path, "difference significant (p < .01)\n", "n.md"))[0]
+
+
+def test_empty_list_must_be_stated(tmp_path: Path) -> None:
+    none = {"kind": "field", "file": "memo.md", "label": "Groups above limit", "options": GROUPS, "items": []}
+    assert run(none, memo(tmp_path, "Groups above limit: none\n"))[0]
+    assert run(none, memo(tmp_path, "Groups above limit: None - every rank is below the limit\n"))[0]
+    assert not run(none, memo(tmp_path, "Groups above limit: <to be completed>\n"))[0]
+    assert not run(none, memo(tmp_path, "Groups above limit: Professor\n"))[0]
+
+
+def test_sub_checks_of_a_rubric_read_one_file(tmp_path: Path) -> None:
+    """Two checks of one rubric cannot be satisfied by two different copies of the same deliverable."""
+    rubrics = parse_rubrics({"rubrics": [{"rubric": "memo", "weight": 6, "criterion": ["decision", "premise"],
+                                          "jobenv_checks": [dict(DECISION, alternatives=["memo.txt"]),
+                                                            dict(PREMISE, alternatives=["memo.txt"])]}]})
+    out = memo(tmp_path, "Decision: ESCALATE\nPremise confirmed: yes\n")
+    (out / "memo.txt").write_text("Decision: NO ESCALATION\nPremise confirmed: no\n")
+    row = evaluate_rubrics(rubrics, out)[0]
+    assert [v[0] for v in row] == [False, False]  # type: ignore[index]
+    (out / "memo.md").unlink()
+    row = evaluate_rubrics(rubrics, out)[0]
+    assert [v[0] for v in row] == [False, True]  # type: ignore[index]  # the one declared alternative is graded

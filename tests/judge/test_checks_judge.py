@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from jobenv.check_models import parse_check
 from jobenv.extract import extract_output
 from jobenv.judge import ChecksJudge, make_judge, parse_numbers
 from jobenv.judge.checks import CheckContext, evaluate_check
-from jobenv.tasks import _CHECK_ADAPTER
 from tests.judge.conftest import make_task, n_criteria, verdict
 from tests.support.openai_server import OpenAIServer
 
@@ -52,7 +52,7 @@ def deliverables(_deliverables_master: Path, tmp_path: Path) -> Path:
 
 
 def run(check: dict[str, Any], out: Path) -> tuple[bool, str]:
-    return evaluate_check(_CHECK_ADAPTER.validate_python(check), CheckContext(extract_output(out, with_images=False)))
+    return evaluate_check(parse_check(check), CheckContext(extract_output(out, with_images=False)))
 
 
 def test_parse_numbers_formats() -> None:

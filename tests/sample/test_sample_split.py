@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 import sqlite3
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from jobenv.tasks import load_task_dir
+from tests.judge.bank.sample import TRAPS
 
 from .conftest import BUILDER, SAMPLE_ROOT, failed_rubrics, grade, run_solution, task_dirs
 
@@ -154,103 +154,6 @@ def _copy_task(task_dir: Path, tmp: Path) -> Path:
     dst = tmp / task_dir.parent.name / task_dir.name
     shutil.copytree(task_dir, dst)
     return dst
-
-
-def _rewrite_pdf(path: Path, fix) -> None:
-    """Re-typeset a PDF line by line (fpdf2) after passing each extracted line through ``fix``."""
-    import pdfplumber
-    from fpdf import FPDF
-
-    with pdfplumber.open(path) as pdf:
-        lines = [ln for page in pdf.pages for ln in (page.extract_text() or "").splitlines()]
-    out = FPDF(format="Letter")
-    out.add_page()
-    out.set_font("Helvetica", size=8)
-    for ln in lines:
-        out.cell(0, 4, fix(ln), new_x="LMARGIN", new_y="NEXT")
-    out.output(str(path))
-
-
-def _believe_duplicate(tf: Path) -> None:
-    p = tf / "gl_detail_q3_2026.csv"
-    lines = p.read_text().splitlines()
-    seen = set()
-    for i, ln in enumerate(lines):
-        tid = ln.split(",", 1)[0]
-        if tid in seen:  # give the re-sent posting its own id: an analysis that does not dedupe
-            lines[i] = "JE-2026-99999" + ln[len(tid):]
-        seen.add(tid)
-    p.write_text("\n".join(lines) + "\n")
-
-
-def _believe_stale_lead_times(tf: Path) -> None:
-    con = sqlite3.connect(tf / "inventory.db")
-    old = dict(con.execute("SELECT supplier_id, lead_time_days FROM suppliers"))
-    con.close()
-
-    def fix(ln: str) -> str:
-        m = re.match(r"^(SUP-\d+)(\s+.+?\s+)\d+\s+(?:\+\d+ days|no change)$", ln.strip())
-        return f"{m.group(1)}{m.group(2)}{old[m.group(1)]} no change" if m else ln
-
-    _rewrite_pdf(tf / "supplier_lead_time_schedule_2026-09.pdf", fix)
-
-
-def _believe_all_sites(tf: Path) -> None:
-    import openpyxl
-
-    p = tf / "site_status.xlsx"
-    wb = openpyxl.load_workbook(p)
-    for row in wb["Sites"].iter_rows(min_row=2):
-        row[4].value = "Included"
-    wb.save(p)
-
-
-def _believe_bid_tab_prices(tf: Path) -> None:
-    def fix(ln: str) -> str:
-        m = re.match(r"^(\d+\s+.*\s\d+\s+[A-Z]{2}\s+)([\d,]+\.\d{2})(\s+[\d,]+\.\d{2})$", ln.strip())
-        if not m:
-            return ln
-        cents_as_dollars = float(m.group(2).replace(",", "")) * 100
-        return f"{m.group(1)}{cents_as_dollars:,.2f}{m.group(3)}"
-
-    _rewrite_pdf(tf / "coastal_quote_Q-88231.pdf", fix)
-
-
-def _believe_request_budget(tf: Path) -> None:
-    from pptx import Presentation
-
-    p = tf / "merit_guidelines_2027.pptx"
-    prs = Presentation(p)
-    for slide in prs.slides:
-        for shape in slide.shapes:
-            if shape.has_text_frame:
-                for para in shape.text_frame.paragraphs:
-                    for run in para.runs:
-                        run.text = run.text.replace("Merit budget: 3.0%", "Merit budget: 3.5%")
-    prs.save(p)
-
-
-def _believe_resent_stays(tf: Path) -> None:
-    # Nudge the re-sent copies so an exact-duplicate filter no longer sees them: the analysis then counts
-    # every record, as one that never checked for duplicates would.
-    con = sqlite3.connect(tf / "encounters.db")
-    n = con.execute("UPDATE inpatient_stays SET admit_date = date(admit_date, '-1 day') "
-                    "WHERE stay_id IN (SELECT b.stay_id FROM inpatient_stays a JOIN inpatient_stays b "
-                    "ON a.mrn = b.mrn AND a.admit_date = b.admit_date AND a.discharge_date = b.discharge_date "
-                    "AND b.loaded_at > a.loaded_at)").rowcount
-    con.commit()
-    con.close()
-    assert n == 4
-
-
-TRAPS = {
-    "medical_and_health_services_managers/task1": (_believe_resent_stays, "Catches the duplicated stays"),
-    "financial_managers/task1": (_believe_duplicate, "Catches the duplicated posting"),
-    "supply_chain_managers/task1": (_believe_stale_lead_times, "Uses the 1 Sep 2026 supplier lead-time schedule"),
-    "biostatisticians/task1": (_believe_all_sites, "Catches that site 104"),
-    "purchasing_agents/task1": (_believe_bid_tab_prices, "Catches that Coastal"),
-    "human_resources_specialists/task1": (_believe_request_budget, "Uses the final 3.0% budget"),
-}
 
 
 @pytest.mark.parametrize("task_id", sorted(TRAPS))

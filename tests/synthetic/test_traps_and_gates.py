@@ -148,3 +148,28 @@ def test_prohibition_only_rubric_pays_only_on_a_deliverable_with_substance(tmp_p
         out.mkdir(exist_ok=True)
         verdicts = evaluate_rubrics(loose.rubrics, out)
         assert verdicts[-1][0] is not None and verdicts[-1][0][0] is False, verdicts[-1]
+
+
+def test_the_gate_uses_the_judges_evaluator():
+    """One implementation of the check rules: the generator's gate calls the judge's evaluator and probes."""
+    import jobenv.judge.checks as judge_checks
+    import jobenv.judge.probes as judge_probes
+    from jobenv.synthetic import generator
+
+    assert generator.evaluate_rubrics is judge_checks.evaluate_rubrics
+    assert generator.probe_rubrics is judge_probes.probe_rubrics
+    import importlib.util
+
+    assert importlib.util.find_spec("jobenv.synthetic.selfcheck") is None
+
+
+def test_probe_gate_rejects_a_check_a_blind_answer_passes(tmp_path):
+    """A field check any answer passes ('names a decision') lets a blind spray earn credit: the draft is rejected."""
+    from jobenv.synthetic.common import c_field
+
+    d = _draft(kpi, kpi.SCENARIOS[0], None)
+    weak = copy.copy(d)
+    weak.rubrics = d.rubrics + [rubric("gives a decision", 10, [
+        ("memo gives a decision", c_field("memo.md", "Decision", mentions=["ESCALATE", "NO ESCALATION"]))])]
+    with pytest.raises(QualityGateError, match="probe: blind"):
+        write_task(weak, tmp_path / "w" / "task1", seed=0, index=0, attempt=0)

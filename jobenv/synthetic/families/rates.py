@@ -281,8 +281,8 @@ def build(rng: random.Random, sc: RateScenario, trap_kind: str | None, raw) -> D
     sup_items.append((f"{smallest_rep} ({gs[smallest_rep][0]} records, at least {min_n}) is reported, not suppressed",
                       c_cell(F, {g: smallest_rep}, "status", st)))
     if sup:
-        sup_items.append((f"memo lists {sup[0]} among the suppressed groups",
-                          base.listed(M, "Suppressed groups", all_groups, contains=[sup[0]])))
+        sup_items.append((f"memo lists exactly the suppressed groups ({'; '.join(sup)})",
+                          c_field(M, "Suppressed groups", options=all_groups, items=sup)))
     else:
         sup_items.append(("memo says no group is suppressed", c_field(M, "Suppressed groups", options=all_groups, items=[])))
     R.append(rubric("Applies the small-cell suppression rule", 10, sup_items))

@@ -94,6 +94,11 @@ def main(task_folder: Path, out: Path) -> None:
     lines = [
         "# October 2026 bank reconciliation - notes",
         "",
+        f"NSF customer: {customer}",
+        "NSF entry debit: Accounts receivable",
+        f"Recording error check: {'; '.join(ref for ref, *_ in errors) or 'none'}",
+        f"Recording error amount: ${sum(abs(bank - book) for _, _, book, bank in errors) / 100:,.2f}",
+        "",
         f"Adjusted bank balance ${adj_bank / 100:,.2f}; adjusted book balance ${adj_book / 100:,.2f}"
         + (" - reconciled." if adj_bank == adj_book else f" - DIFFERENCE ${(adj_bank - adj_book) / 100:,.2f} unresolved."),
         "",

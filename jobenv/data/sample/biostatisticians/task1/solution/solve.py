@@ -45,6 +45,12 @@ def main(task_folder: Path, out: Path) -> None:
     reasons = "; ".join(str(r) for r in excluded["Note"])
     note = f"""# NVT-301-201 Table 14.2.1 - cover note
 
+Analysis population N: {n0 + n1}
+Excluded sites: {site_list}
+Exclusion reason: {reasons}
+Treatment difference: {diff:.2f} mmHg
+95% CI: {lo:.2f} to {hi:.2f}
+
 **Population:** mITT per SAP 9.1, total N = {n0 + n1} (Placebo {n0}, NVT-301 10 mg {n1}).
 
 **Treatment difference (NVT-301 10 mg minus Placebo):** {diff:.2f} mmHg, 95% CI {lo:.2f} to {hi:.2f}

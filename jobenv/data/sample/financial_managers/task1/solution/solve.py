@@ -39,9 +39,10 @@ def main(task_folder: Path, out: Path) -> None:
     lines = [
         "# Q3 2026 Operating Expense Variance Review",
         "",
-        f"- Total Q3 budget: ${tb:,.2f}",
-        f"- Total Q3 actual: ${ta:,.2f}",
-        f"- Total net variance: ${ta - tb:,.2f}",
+        f"Total Q3 budget: ${tb:,.2f}",
+        f"Total Q3 actual: ${ta:,.2f}",
+        f"Total net variance: ${ta - tb:,.2f}",
+        f"Duplicate txn_ids: {'; '.join(sorted(set(dups.txn_id))) or 'none'}",
         "",
         "## Lines marked Investigate",
         "",

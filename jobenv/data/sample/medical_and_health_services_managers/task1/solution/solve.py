@@ -52,8 +52,9 @@ def main(task_folder: Path, out: Path) -> None:
     s1 = prs.slides.add_slide(prs.slide_layouts[1])
     s1.shapes.title.text = "Q3 2026 30-day readmissions (QM-07 v4)"
     body = s1.placeholders[1].text_frame
-    body.text = f"Overall readmission rate: {overall.readmission_rate_pct:.1f}% ({overall.readmissions} of {overall.index_stays} index stays)"
-    body.add_paragraph().text = f"Highest service line: {top.service_line} at {top.readmission_rate_pct:.1f}%"
+    body.text = f"Overall rate: {overall.readmission_rate_pct:.1f}% ({overall.readmissions} of {overall.index_stays} index stays)"
+    body.add_paragraph().text = f"Highest rate: {top.service_line} ({top.readmission_rate_pct:.1f}%)"
+    body.add_paragraph().text = f"Duplicate records removed: {n_dups}"
     s2 = prs.slides.add_slide(prs.slide_layouts[5])
     s2.shapes.title.text = "Readmissions by service line"
     tbl = s2.shapes.add_table(len(table) + 1, 4, Inches(0.5), Inches(1.6), Inches(9), Inches(3)).table

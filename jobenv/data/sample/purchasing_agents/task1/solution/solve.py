@@ -87,11 +87,14 @@ def main(task_folder: Path, out: Path) -> None:
     doc = Document()
     doc.add_heading("RFQ-2026-114 award recommendation", level=1)
     doc.add_paragraph("To: Category Manager, MRO. From: Senior Buyer.")
+    ineligible = sorted(set(vendor_cols) - eligible)
+    doc.add_paragraph(f"Ineligible vendors: {'; '.join(ineligible) or 'none'}")
+    doc.add_paragraph("Coastal price source: signed quotation Q-88231" if corrections else
+                      "Coastal price source: bid tab")
     doc.add_heading("Recommended awards", level=2)
     for _, s in summary.iterrows():
         doc.add_paragraph(f"{s['Vendor']}: {int(s['Lines Awarded'])} lines, ${s['Award Value']:,.2f}", style="List Bullet")
     doc.add_heading("Bids and figures set aside or corrected", level=2)
-    ineligible = sorted(set(vendor_cols) - eligible)
     for v in ineligible:
         doc.add_paragraph(f"{v} quoted the lowest prices but is suspended and not eligible for award under the "
                           "evaluation rules; none of its bids were considered.", style="List Bullet")

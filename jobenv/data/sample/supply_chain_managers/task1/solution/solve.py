@@ -68,8 +68,9 @@ def main(task_folder: Path, out: Path) -> None:
     lines = [
         "# DC-EAST reorder plan - summary",
         "",
-        f"- SKUs needing a purchase order: {len(ordering)}",
-        f"- Total order value: ${total:,.2f}",
+        f"SKUs needing a PO: {len(ordering)}",
+        f"Total order value: ${total:,.2f}",
+        "Lead-time source: supplier_lead_time_schedule_2026-09.pdf",
         "",
         "## Lead times used",
         "",

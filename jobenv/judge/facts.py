@@ -1,0 +1,173 @@
+"""Judging one labelled value or cell: numbers within a tolerance and sign convention, named options, lists.
+
+The rules (stated once, used by :mod:`jobenv.judge.checks` and :mod:`jobenv.judge.tables`):
+
+* Numbers compare within ``allowed`` (absolute); ``sign="either"`` compares magnitudes. Cells and expected
+  values are read by :func:`jobenv.judge.reading.to_number` (``$1,234``, ``15.3%``, ``(12)``); text compares
+  normalised (case, whitespace, markup, a final period).
+* A field value's numbers come from its first clause ("-5.47 mmHg, 95% CI ..." reads -5.47), with asides
+  ("(after removing 4 duplicates)") dropped unless they offer an alternative ("(or 41,300)"), and bases
+  ("seven of the 12", "7/12", "312 out of 316") ignored. One must be
+  within the tolerance and none of the same magnitude (a tenth to ten times) outside it.
+* Options (yes/no, group names, decisions) are recognised as whole words, longer ones first, outside asides
+  ("Professor (Associate Professor is next)" names Professor); a value naming two of them answers both ways. Lists are read by naming options, else split on ``;``, ``,``, ``and``, ``/``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..check_models import FieldCheck
+from .reading import Uncomputed, find_numbers, norm, to_number
+
+__all__ = ["Verdict", "close", "allowed", "equal", "show", "mentions", "judge_field_value"]
+
+Verdict = tuple[bool, str]
+
+def close(x: float, want: float, allowed: float, sign: str) -> bool:
+    if sign == "either":
+        x, want = abs(x), abs(want)
+    return abs(x - want) <= allowed + 1e-9 * max(1.0, abs(want))
+
+
+def allowed(c: Any, value: float) -> float:
+    return max(c.tolerance, c.rel_tolerance * abs(value))
+
+
+def equal(actual: Any, expected: Any, tol: float, sign: str = "exact") -> bool:
+    """Numbers within ``tol`` (when both read as numbers), else normalised text equality."""
+    if isinstance(actual, Uncomputed):
+        return False
+    a, e = to_number(actual), to_number(expected)
+    if a is not None and e is not None:
+        return close(a, e, tol, sign)
+    if actual is None or (isinstance(actual, str) and not actual.strip()):
+        return expected is None or (isinstance(expected, str) and not expected.strip())
+    if isinstance(actual, float) and actual.is_integer():
+        actual = int(actual)
+    return norm(actual) == norm(expected)
+
+
+def show(v: Any) -> str:
+    return str(v) if isinstance(v, Uncomputed) else repr(v)
+
+
+def mentions(value: str, options: Sequence[str]) -> list[str]:
+    """The options named in ``value`` (whole words, case-insensitive; longer options first)."""
+    text = " " + norm(value) + " "
+    found = []
+    for opt in sorted({norm(o) for o in options if norm(o)}, key=len, reverse=True):
+        pat = re.compile(r"(?<![\w-])" + re.escape(opt) + r"(?![\w-])")
+        if pat.search(text):
+            found.append(opt)
+            text = pat.sub(" \u2588 ", text)
+    return found
+
+
+_ASIDE_RE = re.compile(r"(?<=\S)\s*\(([^()]*[A-Za-z][^()]*)\)")
+_HEDGE_RE = re.compile(r"\b(or|alternatively|possibly|maybe|either)\b", re.IGNORECASE)
+
+
+def _drop_asides(value: str) -> str:
+    """Parenthetical asides with words removed, unless they offer an alternative ("(or 41,300)")."""
+    return _ASIDE_RE.sub(lambda m: m.group(0) if _HEDGE_RE.search(m.group(1)) else " ", value)
+
+
+_CLAUSE_RE = re.compile(r"(?:[,;:]|\s[-\u2013\u2014]|\.)\s+(?=[A-Za-z]|\d+%?\s*[A-Za-z])"
+                        r"(?!(?:or|alternatively|possibly|maybe|either)\b)",
+                        re.IGNORECASE)
+
+
+_BASE_RE = re.compile(r"(?:\b(?:of|out of|from)(?:\s+the)?\s*|/\s*)$", re.IGNORECASE)
+
+
+def _value_numbers(value: str) -> list[float]:
+    """The numbers of a field value's first clause ("-5.47 mmHg, 95% CI ..." reads -5.47), asides dropped."""
+    v = strip = value.strip()
+    if strip.startswith("(") and strip.endswith(")") and len(find_numbers(strip[1:-1], words=False)) > 1:
+        v = strip[1:-1]
+    v = _drop_asides(v)
+    m = _CLAUSE_RE.search(v)
+    if m and find_numbers(v[: m.start()]):
+        v = v[: m.start()]
+    # a base the answer is taken from ("seven of the 12", "7/12", "312 out of 316") is context, not a candidate
+    return [n.value for n in find_numbers(v) if not _BASE_RE.search(v[: n.start])]
+
+
+
+def _same_quantity(x: float, want: float) -> bool:
+    if want == 0:
+        return abs(x) <= 10
+    return 0.1 <= abs(x) / abs(want) <= 10
+
+
+def _judge_numbers(value: str, wants: list[float], c: Any) -> Verdict:
+    nums = _value_numbers(value)
+    used: set[int] = set()
+    for w in wants:
+        tol = allowed(c, w)
+        hit = next((i for i, x in enumerate(nums) if i not in used and close(x, w, tol, c.sign)), None)
+        if hit is None:
+            return False, f"{value!r} does not give {w:g} (+/- {tol:g})"
+        used.add(hit)
+    rivals = [x for i, x in enumerate(nums) if i not in used and any(_same_quantity(x, w) for w in wants)]
+    if rivals:
+        return False, f"{value!r} gives competing values {', '.join(f'{x:g}' for x in rivals)}"
+    return True, f"{value!r}"
+
+
+_LIST_SPLIT_RE = re.compile(r"\s*(?:;|,|\band\b|&|/|\n)\s*", re.IGNORECASE)
+_NONE_WORDS = {"none", "nil", "n/a", "na", "-", "\u2014", "no groups", "nothing", "0"}
+
+
+_NONE_RE = re.compile(r"^(none|nil|n/?a|nothing|no\b|zero|0\b|-|\u2014|\u2013)", re.IGNORECASE)
+
+
+def _says_none(value: str) -> bool:
+    """An empty list stated as such ("none", "n/a", "no group ..."), not a placeholder."""
+    return bool(_NONE_RE.match(norm(value)))
+
+
+def _items(value: str, options: Sequence[str] | None) -> list[str]:
+    if options:
+        return mentions(_drop_asides(value), options)
+    v = norm(_drop_asides(value))
+    if v in _NONE_WORDS:
+        return []
+    return [i for i in (norm(p) for p in _LIST_SPLIT_RE.split(v)) if i]
+
+
+def judge_field_value(c: FieldCheck, value: str) -> Verdict:
+    if c.equals is not None:
+        want = norm(c.equals)
+        if c.options:
+            named = mentions(_drop_asides(value), [*c.options, c.equals])
+            if named == [want]:
+                return True, repr(value)
+            return False, f"{value!r} names {named or 'none'} of the allowed answers (expected {c.equals!r})"
+        v = norm(value)
+        if v == want or (v.startswith(want) and v[len(want)] in " (,.:\u2014\u2013-" and ";" not in v[len(want):]):
+            return True, repr(value)
+        return False, f"{value!r} is not {c.equals!r}"
+    if c.number is not None:
+        return _judge_numbers(value, [c.number], c)
+    if c.numbers is not None:
+        return _judge_numbers(value, list(c.numbers), c)
+    if c.mentions is not None:
+        named = mentions(value, c.mentions)
+        return (True, repr(value)) if named else (False, f"{value!r} names none of {c.mentions}")
+    got = set(_items(value, c.options))
+    if c.items is not None:
+        want_set = {norm(i) for i in c.items}
+        if not want_set and not _says_none(value):
+            return False, f"{value!r} does not say none"
+        if got == want_set:
+            return True, repr(value)
+        return False, f"{value!r} lists {sorted(got)} (expected {sorted(want_set)})"
+    missing = [i for i in (c.contains or []) if norm(i) not in got]
+    extra = [i for i in (c.excludes or []) if norm(i) in got]
+    if missing or extra:
+        return False, f"{value!r}" + (f" lacks {missing}" if missing else "") + (f" lists {extra}" if extra else "")
+    return True, repr(value)
