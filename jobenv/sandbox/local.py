@@ -62,7 +62,7 @@ from ..errors import SandboxError, SandboxUnavailableError
 from . import _fs
 from .base import WORKSPACE, CommandResult, FileEntry, Sandbox, SandboxLimits
 
-__all__ = ["LocalSandbox", "bwrap_binary", "gc_local"]
+__all__ = ["LocalSandbox", "bwrap_binary", "gc_local", "remove_etc_snapshot"]
 
 _PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 _ETC = [
@@ -140,6 +140,16 @@ def _etc_snapshot() -> str:
     _ETC_DIR[:] = [d]
     atexit.register(shutil.rmtree, d, True)
     return d
+
+
+def remove_etc_snapshot() -> None:
+    """Remove this process's /etc copy now (servers call it on shutdown: a SIGTERM skips ``atexit``).
+
+    Only for when no sandbox of this process runs any more; a later sandbox makes a fresh copy.
+    """
+    if _ETC_DIR:
+        shutil.rmtree(_ETC_DIR[0], ignore_errors=True)
+        _ETC_DIR.clear()
 
 
 def bwrap_binary() -> str:
@@ -719,11 +729,24 @@ class LocalSandbox(Sandbox):
                 raise SandboxError(f"cannot export {WORKSPACE}/output to {dest}: {exc}") from None
 
 
+def _process_start_time(pid: int) -> float | None:
+    """Wall-clock start time of ``pid`` from /proc (None when it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        ticks = int(fields[19])  # field 22 of stat(5), counted after the ")" that ends the command name
+        with open("/proc/stat", "rb") as f:
+            btime = next(int(line.split()[1]) for line in f if line.startswith(b"btime "))
+        return btime + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
 def gc_local(verbose: bool = True) -> int:
     """Remove cgroup directories and temp dirs (/etc copies, unsafe workspaces) of jobenv processes that are gone."""
     removed = 0
 
-    def owner_alive(name: str) -> bool:
+    def owner_alive(name: str, path: str | None = None) -> bool:
         try:
             pid = int(name[len(_PREFIX):].split("-", 1)[0])
         except ValueError:
@@ -736,7 +759,14 @@ def gc_local(verbose: bool = True) -> int:
             return False
         except PermissionError:
             return True
-        return True
+        # pids are reused (in a container the same few low pids come back every run): a process that started
+        # after the folder was made cannot be the one that made it
+        started = _process_start_time(pid)
+        try:
+            made = os.stat(path).st_mtime if path else None
+        except OSError:
+            return True
+        return started is None or made is None or started <= made + 1.0
 
     own = _own_cgroup_paths()
     for ctrl in ("pids", "memory", "cpu"):
@@ -753,7 +783,9 @@ def gc_local(verbose: bool = True) -> int:
                         print(f"removed cgroup {d}")
     tmp = tempfile.gettempdir()
     for name in os.listdir(tmp):
-        if name.startswith(_PREFIX) and ("-unsafe-" in name or "-etc-" in name) and not owner_alive(name):
+        if name.startswith(_PREFIX) and ("-unsafe-" in name or "-etc-" in name) and not owner_alive(
+            name, os.path.join(tmp, name)
+        ):
             shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
             removed += 1
             if verbose:
