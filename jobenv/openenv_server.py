@@ -163,10 +163,8 @@ def _classes() -> dict[str, Any]:
             try:
                 env_id = _env_id(split)
                 cfg = self.config
-                self._env = JobEnv(
-                    _tasks(env_id), env_id=env_id, sandbox=cfg.get("sandbox", "local"), judge=cfg.get("judge", "auto"),
-                    max_steps=cfg.get("max_steps", 100), time_limit_s=cfg.get("time_limit_s"),
-                )
+                self._env = JobEnv(_tasks(env_id), env_id=env_id, sandbox=cfg.get("sandbox", "local"),
+                                   judge=cfg.get("judge", "auto"), rules=cfg.get("rules"))
                 options: dict[str, Any] = {}
                 if task_id is not None:
                     options["task_id"] = task_id
@@ -247,12 +245,12 @@ def create_openenv_app(
     sandbox: str | None = None,
     judge: str | None = None,
     default_split: str = DEFAULT_SPLIT,
-    max_steps: int | None = 100,
-    time_limit_s: float | None = None,
+    rules: Any = None,
     max_sessions: int = 64,
 ) -> Any:
     """The OpenEnv FastAPI app serving jobenv (sandbox default ``$JOBENV_SANDBOX`` or ``local``, judge default
-    ``$JOBENV_SERVE_JUDGE`` or ``auto``). ``max_sessions`` bounds concurrent sessions (each holds a sandbox).
+    ``$JOBENV_SERVE_JUDGE`` or ``auto``); ``rules`` is the episodes' :class:`jobenv.grading.EpisodeRules` (default
+    budget when None). ``max_sessions`` bounds concurrent sessions (each holds a sandbox).
 
     Raises UnknownEnvError for an unknown ``default_split`` and ImportError (naming the extra) without OpenEnv.
     """
@@ -266,8 +264,7 @@ def create_openenv_app(
         "sandbox": sandbox or os.environ.get("JOBENV_SANDBOX") or "local",
         "judge": judge or os.environ.get("JOBENV_SERVE_JUDGE") or "auto",
         "default_split": default_split,
-        "max_steps": max_steps,
-        "time_limit_s": time_limit_s,
+        "rules": rules,  # a jobenv.grading.EpisodeRules; None: the default budget
     }
     env_cls = type("JobenvOpenEnv", (classes["env"],), {"config": config, "__module__": __name__})
     app = create_fastapi_app(env_cls, classes["action"], classes["observation"], max_concurrent_envs=max_sessions,

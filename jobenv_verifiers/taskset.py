@@ -54,6 +54,17 @@ class JobenvToolsConfig(vf.ToolsetConfig):
     """Tool calls per episode, submit included; the prompt states the same number."""
     time_limit_s: float | None = Field(None, gt=0)
     """Wall-clock seconds per episode (None: unlimited)."""
+    on_truncate: Literal["zero", "grade"] = "zero"
+    """What an episode that ran out of budget before submit earns: 0, or its output graded as it stands."""
+    scoring: Literal["strict", "official"] = "strict"
+    """Which score is the reward: ``normalized_score`` (strict) or the official judge's verdicts."""
+
+    def rules(self) -> Any:
+        """The episode rules of :mod:`jobenv.grading` these settings describe."""
+        from jobenv.grading import EpisodeRules
+
+        return EpisodeRules(max_steps=self.max_steps, time_limit_s=self.time_limit_s, on_truncate=self.on_truncate,
+                            scoring=self.scoring)
 
 
 class JobenvTaskConfig(vf.TaskConfig):
@@ -159,43 +170,24 @@ class JobenvTaskset(vf.Taskset[JobenvTask, JobenvTasksetConfig]):
         from jobenv.prompt import build_prompt
         from jobenv.registry import load_tasks
         from jobenv.sandbox.base import SandboxLimits
+        from jobenv.tasks import select_tasks
 
         cfg = self.config
-        tasks = load_tasks(cfg.env_id)
-        if cfg.tasks:
-            tasks = _select(tasks, cfg.tasks, cfg.env_id)
+        tasks = select_tasks(load_tasks(cfg.env_id), cfg.tasks or None, where=cfg.env_id)
         unique = len({t.id for t in tasks}) == len(tasks)  # jobbench/all repeats ids across its two splits
-        tools = cfg.task.tools
+        rules = cfg.task.tools.rules()
         network = SandboxLimits().network
         for task in tasks:
-            prompt = build_prompt(task, network=network, max_steps=tools.max_steps, time_limit_s=tools.time_limit_s)
             yield JobenvTask(
                 JobenvData(
                     id=task.id if unique else task.uid,
                     name=task.uid,
-                    prompt=prompt,
+                    prompt=build_prompt(task, rules=rules, network=network),
                     env_id=cfg.env_id,
                     task_uid=task.uid,
                 ),
                 cfg.task,
             )
-
-
-def _select(tasks: list[Any], wanted: list[str], env_id: str) -> list[Any]:
-    from jobenv.errors import TaskFormatError
-    from jobenv.tasks import normalize_task_id
-
-    by_id: dict[str, Any] = {}
-    for t in tasks:
-        by_id.setdefault(t.id, t)
-        by_id.setdefault(t.uid, t)
-    out, missing = [], []
-    for raw in wanted:
-        t = by_id.get(normalize_task_id(raw))
-        (out.append(t) if t is not None else missing.append(raw))
-    if missing:
-        raise TaskFormatError(f"{env_id}: unknown task id(s) {', '.join(missing)}")
-    return out
 
 
 class JobenvHarness(NullHarness):

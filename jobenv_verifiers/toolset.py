@@ -52,17 +52,14 @@ class JobenvToolset(vf.Toolset[JobenvToolsConfig, JobenvState]):
     async def setup_task(self, task: JobenvData) -> None:
         """Stage the episode's sandbox; raises (failing the rollout as an error) when it cannot start."""
         from jobenv.env import JobEnv
+        from jobenv.registry import load_tasks
+        from jobenv.tasks import select_tasks
 
         cfg = self.config
         judge_options = {k: v for k, v in (("model", cfg.judge_model), ("base_url", cfg.judge_base_url)) if v}
-        env = JobEnv(
-            task.env_id,
-            sandbox=cfg.sandbox,
-            judge=cfg.judge,
-            judge_options=judge_options,
-            max_steps=cfg.max_steps,
-            time_limit_s=cfg.time_limit_s,
-        )
+        tasks = select_tasks(load_tasks(task.env_id), [task.task_uid], where=task.env_id)
+        env = JobEnv(tasks, env_id=task.env_id, sandbox=cfg.sandbox, judge=cfg.judge, judge_options=judge_options,
+                     rules=cfg.rules())
         self._exit_stack.push_async_callback(env.aclose)
         await env.areset(options={"task_id": task.task_uid})
         self._env = env

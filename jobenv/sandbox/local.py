@@ -591,7 +591,7 @@ class LocalSandbox(Sandbox):
         loop.add_reader(fd, on_read)
         try:
             return await asyncio.wait_for(fut, timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return ""
         finally:
             loop.remove_reader(fd)
