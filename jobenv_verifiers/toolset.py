@@ -14,7 +14,7 @@ the server stops.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import verifiers.v1 as vf
 from mcp.types import CallToolResult, TextContent, Tool
@@ -27,9 +27,11 @@ __all__ = ["JobenvToolset", "outcome_from_step"]
 def outcome_from_step(reward: float, info: dict[str, Any]) -> JobenvOutcome:
     """The outcome of a finished ``JobEnv`` step (``info`` as documented on :class:`jobenv.env.JobEnv`)."""
     report = info.get("report") if isinstance(info.get("report"), dict) else None
-    status = info.get("status") or "error"
+    status: Literal["ok", "error", "truncated"] = "error"
+    if info.get("status") in ("ok", "truncated"):
+        status = info["status"]
     return JobenvOutcome(
-        status=status if status in ("ok", "error", "truncated") else "error",
+        status=status,
         reward=float(reward),
         normalized_score=report.get("normalized_score") if report else None,
         pass_rate=report.get("pass_rate") if report else None,
