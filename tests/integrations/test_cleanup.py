@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+
 def test_sigterm_on_jobenv_serve_removes_the_process_temp_folders(tmp_path: Path) -> None:
     from openreward import OpenReward
 
