@@ -100,7 +100,7 @@ def _classes() -> dict[str, Any]:
         """One session: one jobenv episode at a time over its own sandbox. Never raises for an action."""
 
         SUPPORTS_CONCURRENT_SESSIONS = True
-        config: dict[str, Any] = {}
+        config: dict[str, Any] = {}  # set by create_openenv_app: sandbox (SandboxConfig), judge, default_split, rules
 
         def __init__(self) -> None:
             super().__init__()
@@ -163,8 +163,9 @@ def _classes() -> dict[str, Any]:
             try:
                 env_id = _env_id(split)
                 cfg = self.config
-                self._env = JobEnv(_tasks(env_id), env_id=env_id, sandbox=cfg.get("sandbox", "local"),
-                                   judge=cfg.get("judge", "auto"), rules=cfg.get("rules"))
+                sb = cfg["sandbox"]  # a jobenv SandboxConfig
+                self._env = JobEnv(_tasks(env_id), env_id=env_id, sandbox=sb.backend, sandbox_options=dict(sb.options),
+                                   limits=sb.limits, judge=cfg.get("judge", "auto"), rules=cfg.get("rules"))
                 options: dict[str, Any] = {}
                 if task_id is not None:
                     options["task_id"] = task_id
@@ -258,11 +259,14 @@ def create_openenv_app(
 
     from openenv.core.env_server.http_server import create_fastapi_app
 
+    from .hosting import JUDGE_ENV_VAR
+    from .sandbox.config import SandboxConfig
+
     _env_id(default_split)
     classes = _classes()
     config = {
-        "sandbox": sandbox or os.environ.get("JOBENV_SANDBOX") or "local",
-        "judge": judge or os.environ.get("JOBENV_SERVE_JUDGE") or "auto",
+        "sandbox": SandboxConfig.from_env(backend=sandbox),
+        "judge": judge or os.environ.get(JUDGE_ENV_VAR) or "auto",
         "default_split": default_split,
         "rules": rules,  # a jobenv.grading.EpisodeRules; None: the default budget
     }
