@@ -5,7 +5,7 @@ Configuration (``vf-eval`` flags, or a TOML file):
 * ``--env.taskset.env-id jobenv/sample`` — which jobenv split (``jobbench/main``, ``jobbench/easy``,
   ``jobbench/all``, ``jobtasks/train``, ``jobenv/sample``); ``--env.taskset.tasks`` keeps only the listed task ids.
   verifiers' own ``--select.*`` (ids, idx, limit, shuffle) works on top; a task's id is its verifiers key.
-* ``--env.taskset.task.tools.sandbox local|docker``, ``...tools.judge auto|checks|llm``, ``...tools.judge-model``,
+* ``--env.taskset.task.tools.sandbox local|docker`` (``...tools.sandbox-image`` for docker), ``...tools.judge auto|checks|llm``, ``...tools.judge-model``,
   ``...tools.judge-base-url``, ``...tools.judge-api-key-var`` (the host variable holding the judge's key; it is
   handed to the tool server only), ``...tools.max-steps``, ``...tools.time-limit-s``.
 """
@@ -40,8 +40,10 @@ class JobenvToolsConfig(vf.ToolsetConfig):
 
     colocated: bool = True
     """Run the tool server in the harness's runtime (a host subprocess by default)."""
-    sandbox: str = "local"
+    sandbox: Literal["local", "docker"] = "local"
     """jobenv sandbox backend of each episode: ``local`` (bubblewrap) or ``docker``."""
+    sandbox_image: str | None = None
+    """Docker image of the ``docker`` sandbox (default: jobenv's own image)."""
     judge: Literal["auto", "checks", "llm"] = "auto"
     """``auto``: deterministic checks where a task has them, else the LLM judge."""
     judge_model: str | None = None

@@ -60,8 +60,9 @@ class JobenvToolset(vf.Toolset[JobenvToolsConfig, JobenvState]):
         cfg = self.config
         judge_options = {k: v for k, v in (("model", cfg.judge_model), ("base_url", cfg.judge_base_url)) if v}
         tasks = select_tasks(load_tasks(task.env_id), [task.task_uid], where=task.env_id)
-        env = JobEnv(tasks, env_id=task.env_id, sandbox=cfg.sandbox, judge=cfg.judge, judge_options=judge_options,
-                     rules=cfg.rules())
+        sandbox_options = {"image": cfg.sandbox_image} if cfg.sandbox_image else {}
+        env = JobEnv(tasks, env_id=task.env_id, sandbox=cfg.sandbox, sandbox_options=sandbox_options, judge=cfg.judge,
+                     judge_options=judge_options, rules=cfg.rules())
         self._exit_stack.push_async_callback(env.aclose)
         await env.areset(options={"task_id": task.task_uid})
         self._env = env
