@@ -244,14 +244,16 @@ _LIVE: weakref.WeakSet[Any] = weakref.WeakSet()
 def create_openenv_app(
     *,
     sandbox: str | None = None,
+    sandbox_image: str | None = None,
     judge: str | None = None,
     default_split: str = DEFAULT_SPLIT,
     rules: Any = None,
     max_sessions: int = 64,
 ) -> Any:
-    """The OpenEnv FastAPI app serving jobenv (sandbox default ``$JOBENV_SANDBOX`` or ``local``, judge default
-    ``$JOBENV_SERVE_JUDGE`` or ``auto``); ``rules`` is the episodes' :class:`jobenv.grading.EpisodeRules` (default
-    budget when None). ``max_sessions`` bounds concurrent sessions (each holds a sandbox).
+    """The OpenEnv FastAPI app serving jobenv. The sandbox comes from :meth:`SandboxConfig.from_env` (``sandbox`` /
+    ``sandbox_image`` win over ``$JOBENV_SANDBOX`` / ``$JOBENV_SANDBOX_IMAGE``), the judge kind from ``judge``, else
+    ``$JOBENV_SERVE_JUDGE``, else ``auto``; ``rules`` is the episodes' :class:`jobenv.grading.EpisodeRules` (the
+    default budget when None). ``max_sessions`` bounds concurrent sessions (each holds a sandbox).
 
     Raises UnknownEnvError for an unknown ``default_split`` and ImportError (naming the extra) without OpenEnv.
     """
@@ -265,7 +267,7 @@ def create_openenv_app(
     _env_id(default_split)
     classes = _classes()
     config = {
-        "sandbox": SandboxConfig.from_env(backend=sandbox),
+        "sandbox": SandboxConfig.from_env(None, backend=sandbox, **({"image": sandbox_image} if sandbox_image else {})),
         "judge": judge or os.environ.get(JUDGE_ENV_VAR) or "auto",
         "default_split": default_split,
         "rules": rules,  # a jobenv.grading.EpisodeRules; None: the default budget
@@ -300,14 +302,17 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def cli_serve_openenv(host: str, port: int, *, sandbox: str | None = None, default_split: str = DEFAULT_SPLIT,
+def cli_serve_openenv(host: str, port: int, *, sandbox: str | None = None, sandbox_image: str | None = None,
+                      judge: str | None = None, rules: Any = None, default_split: str = DEFAULT_SPLIT,
                       max_sessions: int = 64) -> int:
-    """``jobenv serve --protocol openenv``: serve until interrupted; temp folders are removed on the way out."""
+    """``jobenv serve --protocol openenv``: serve until interrupted; sessions and temp folders are removed on the way
+    out. Configuration problems raise JobenvError before the server listens."""
     import sys
 
     import uvicorn
 
-    app = create_openenv_app(sandbox=sandbox, default_split=default_split, max_sessions=max_sessions)
+    app = create_openenv_app(sandbox=sandbox, sandbox_image=sandbox_image, judge=judge, rules=rules,
+                             default_split=default_split, max_sessions=max_sessions)
     print(f"jobenv serve: OpenEnv on http://{host}:{port} (default split {default_split}, up to {max_sessions} "
           f"sessions)", file=sys.stderr, flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")
