@@ -50,7 +50,7 @@ def openenv_venv(tmp_path_factory: pytest.TempPathFactory, jobenv_wheel: Path) -
 
 @pytest.fixture(scope="session")
 def hosting_venv(tmp_path_factory: pytest.TempPathFactory, jobenv_wheel: Path) -> Venv:
-    return _venv(tmp_path_factory, jobenv_wheel, "hosting-venv", "hosting")
+    return _venv(tmp_path_factory, jobenv_wheel, "hosting-venv", "hosting,openenv", OPENENV)
 
 
 @pytest.fixture(scope="session")
