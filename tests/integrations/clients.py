@@ -46,7 +46,7 @@ OPENENV_CLIENT = _AGENT_LOOP + r'''
 from openenv import GenericEnvClient
 
 async def episode(base_url, policy_url, index):
-    async with GenericEnvClient(base_url=base_url) as env:
+    async with GenericEnvClient(base_url=base_url, message_timeout_s=600) as env:
         result = await env.reset(split="sample", index=index)
         obs = result.observation
         async def call_tool(name, args):

@@ -16,16 +16,11 @@ import pytest
 from tests.rollout.scripted import ScriptedAgent
 from tests.support.openai_server import OpenAIServer
 
-from .venvs import Unavailable, Venv, build_wheel, make_venv
+from .venvs import Unavailable, Venv, make_venv
 
 # Pins of what the tests were written against; newer releases may change the entry points they drive.
 VERIFIERS = "verifiers==0.4.0"
 OPENENV = "openenv==0.10.0"
-
-
-@pytest.fixture(scope="session")
-def jobenv_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 def _venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path, name: str, extra: str, *more: str) -> Venv:

@@ -60,7 +60,7 @@ import asyncio, json, sys
 from openenv import GenericEnvClient
 
 async def main():
-    async with GenericEnvClient(base_url=sys.argv[1]) as env:
+    async with GenericEnvClient(base_url=sys.argv[1], message_timeout_s=600) as env:
         out = {}
         r = await env.reset(split="nope")
         out["bad_split"] = [r.done, r.observation["status"], r.observation["text"][:200]]

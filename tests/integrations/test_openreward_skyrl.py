@@ -79,11 +79,13 @@ def test_openenv_import_wraps_the_module_level_classes(hosting_venv: Venv, tmp_p
     try:
         import time
 
-        for _ in range(300):
+        deadline = time.monotonic() + 180
+        while True:
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1)
                 break
             except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, (tmp_path / "imported.log").read_text()
                 time.sleep(0.3)
         import jobenv
 
@@ -94,7 +96,7 @@ from openenv import GenericEnvClient
 
 async def main():
     actions = json.loads(sys.argv[2])
-    async with GenericEnvClient(base_url=sys.argv[1]) as env:
+    async with GenericEnvClient(base_url=sys.argv[1], message_timeout_s=600) as env:
         r = await env.reset(split="sample", index=0)
         for a in actions:
             r = await env.step({"type": "call_tool", "tool_name": a["name"], "arguments": a["arguments"]})

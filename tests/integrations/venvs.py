@@ -1,6 +1,6 @@
 """Fresh virtual environments with jobenv installed from a wheel of this checkout, as a user installs it.
 
-One wheel is built per test session; each integration gets its own new venv into which pip installs
+The wheel is the session's one build (``jobenv_wheel`` in tests/conftest.py); each integration gets its own new venv into which pip installs
 ``<wheel>[<extra>]`` (and any extra packages) from the package index, through pip's normal cache. When a package
 cannot be had at all (not on the index, or no index reachable), :func:`make_venv` raises :class:`Unavailable` and
 the caller skips with that reason; a dependency conflict is a failure, never a skip.
@@ -9,7 +9,6 @@ the caller skips with that reason; a dependency conflict is a failure, never a s
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -28,29 +27,6 @@ _UNAVAILABLE = (
 
 class Unavailable(Exception):
     """A package the integration needs cannot be installed from the index here."""
-
-
-def build_wheel(dest: Path) -> Path:
-    """A wheel of the checkout (tracked and untracked, not ignored, files), built in a copy of the tree."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
-                           capture_output=True, check=True).stdout.split(b"\0")
-    src = dest / "src"
-    for raw in files:
-        if not raw:
-            continue
-        rel = raw.decode()
-        if not (REPO / rel).is_file():  # deleted in the work tree
-            continue
-        (src / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / rel, src / rel)
-    out = dest / "dist"
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
-                          capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        raise RuntimeError(f"building the jobenv wheel failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    wheels = sorted(out.glob("jobenv-*.whl"))
-    assert len(wheels) == 1, wheels
-    return wheels[0]
 
 
 class Venv:
