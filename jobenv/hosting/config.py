@@ -3,6 +3,7 @@
 =====================  ===============================  ===========
 class (route)          split -> env id                  split type
 =====================  ===============================  ===========
+``Jobenv`` (default)   every split below                per split
 ``JobBench``           main, easy, all -> jobbench/*    test
 ``JobTasks``           train -> jobtasks/train          train
 ``JobenvSample``       sample -> jobenv/sample          test
@@ -12,7 +13,7 @@ class (route)          split -> env id                  split type
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -49,13 +50,22 @@ class HostedDataset:
     split_type: Literal["train", "validation", "test"]
     description: str
     key: str
+    split_types: dict[str, Literal["train", "validation", "test"]] = field(default_factory=dict)  # per-split overrides
 
     @property
     def route(self) -> str:
         return self.class_name.lower()
 
+    def type_of(self, split: str) -> Literal["train", "validation", "test"]:
+        return self.split_types.get(split, self.split_type)
+
 
 HOSTED_DATASETS: tuple[HostedDataset, ...] = (
+    # first, so it is the default route: a client that passes no variant (SkyRL's OpenReward example) reaches
+    # every split here instead of one dataset's
+    HostedDataset("Jobenv", {"main": "jobbench/main", "easy": "jobbench/easy", "all": "jobbench/all",
+                             "train": "jobtasks/train", "sample": "jobenv/sample"}, "test",
+                  "every jobenv split under one route (the default route)", "jobenv", {"train": "train"}),
     HostedDataset("JobBench", {"main": "jobbench/main", "easy": "jobbench/easy", "all": "jobbench/all"}, "test",
                   "JobBench professional tasks (download first: jobenv download --dataset jobbench)", "jobbench"),
     HostedDataset("JobTasks", {"train": "jobtasks/train"}, "train",

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ..tasks import Task
     from ..tools import Toolbox, ToolResult
 
-__all__ = ["JobenvEnvironment", "JobBench", "JobTasks", "JobenvSample", "ENVIRONMENT_CLASSES", "Server"]
+__all__ = ["JobenvEnvironment", "Jobenv", "JobBench", "JobTasks", "JobenvSample", "ENVIRONMENT_CLASSES", "Server"]
 
 _DEFAULT_RUNTIME: dict[str, Runtime] = {}
 
@@ -118,7 +118,7 @@ class JobenvEnvironment(Environment):
     # ---- tasks ----------------------------------------------------------------------------------------------
     @classmethod
     def list_splits(cls) -> list[Any]:
-        return [Split(name=name, type=cls.dataset.split_type) for name in cls._runtime().splits(cls.dataset)]
+        return [Split(name=name, type=cls.dataset.type_of(name)) for name in cls._runtime().splits(cls.dataset)]
 
     @classmethod
     def list_tasks(cls, split: str) -> list[dict[str, Any]]:
@@ -309,6 +309,17 @@ def _dataset(key: str) -> HostedDataset:
     return next(d for d in HOSTED_DATASETS if d.key == key)
 
 
+class Jobenv(JobenvEnvironment):
+    """Every jobenv split under one route (main, easy, all, train, sample): the default route of ``jobenv serve``."""
+
+    dataset = _dataset("jobenv")
+
+
+# Used on its own (a tool that imports the module's Environment subclass, e.g. ``openenv import --type ors``), the
+# shared class serves every split too.
+JobenvEnvironment.dataset = Jobenv.dataset
+
+
 class JobBench(JobenvEnvironment):
     """JobBench professional tasks (download first: jobenv download --dataset jobbench)."""
 
@@ -327,4 +338,6 @@ class JobenvSample(JobenvEnvironment):
     dataset = _dataset("sample")
 
 
-ENVIRONMENT_CLASSES: dict[str, type[JobenvEnvironment]] = {c.dataset.route: c for c in (JobBench, JobTasks, JobenvSample)}
+ENVIRONMENT_CLASSES: dict[str, type[JobenvEnvironment]] = {
+    c.dataset.route: c for c in (Jobenv, JobBench, JobTasks, JobenvSample)
+}

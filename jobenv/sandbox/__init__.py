@@ -26,6 +26,7 @@ __all__ = [
     "make_sandbox",
     "SandboxConfig",
     "BACKENDS",
+    "cleanup_process_temp",
 ]
 
 
@@ -41,3 +42,16 @@ def make_sandbox(backend: str | Sandbox = "local", *, limits: SandboxLimits | No
             raise SandboxError("limits/options cannot be applied to an already built sandbox instance")
         return backend
     return SandboxConfig.build(backend, limits=limits, **options).make()
+
+
+def cleanup_process_temp() -> None:
+    """Remove this process's shared temp folders (the local sandbox's /etc copy). Servers call it on shutdown, after
+    their sessions closed: a SIGTERM ends a process without running ``atexit``. Never raises."""
+    import sys
+
+    local = sys.modules.get(f"{__name__}.local")
+    if local is not None:
+        try:
+            local.remove_etc_snapshot()
+        except Exception:  # noqa: BLE001 - best effort at shutdown
+            pass

@@ -29,8 +29,23 @@ def host_tempdir(kind: str) -> str:
     return tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-{kind}-")
 
 
-def owner_alive(name: str) -> bool:
-    """Whether the process whose pid follows ``jobenv-`` in ``name`` runs (True when in doubt)."""
+def _process_start_time(pid: int) -> float | None:
+    """Wall-clock start time of ``pid`` from /proc (None when it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        ticks = int(fields[19])  # field 22 of stat(5), counted after the ")" that ends the command name
+        with open("/proc/stat", "rb") as f:
+            btime = next(int(line.split()[1]) for line in f if line.startswith(b"btime "))
+        return btime + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+def owner_alive(name: str, path: str | None = None) -> bool:
+    """Whether the process whose pid follows ``jobenv-`` in ``name`` runs (True when in doubt). With ``path``
+    (the folder or cgroup so named), a process that started after it was made is not its owner: pids are reused
+    (in a container the same few low pids come back every run)."""
     try:
         pid = int(name[len(_PREFIX):].split("-", 1)[0])
     except ValueError:
@@ -43,7 +58,14 @@ def owner_alive(name: str) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    if path is None:
+        return True
+    started = _process_start_time(pid)
+    try:
+        made = os.stat(path).st_mtime
+    except OSError:
+        return True
+    return started is None or started <= made + 1.0
 
 
 def _stray_pastas() -> list[int]:
@@ -80,7 +102,7 @@ def gc_host(verbose: bool = True) -> int:
             except OSError:
                 continue
         elif name.startswith(_PREFIX) and any(f"-{k}-" in name for k in _KINDS):
-            stale = not owner_alive(name)
+            stale = not owner_alive(name, path)
         if stale:
             remove_tree(path)
             removed += 1

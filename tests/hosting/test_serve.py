@@ -74,8 +74,10 @@ def tool_error(fn: Any) -> Any:
 def test_only_routes_whose_tasks_load_are_served(serve: ServeProcess, orclient: Any) -> None:
     status, body = serve.get("/list_environments")
     assert status == 200
-    # JobBench is not downloaded here: not served, with one log line that says how to fix it
-    assert json.loads(body) == ["jobtasks", "jobenvsample"]
+    # JobBench is not downloaded here: not served, with one log line that says how to fix it; the default route
+    # (first) serves every split that loads
+    assert json.loads(body) == ["jobenv", "jobtasks", "jobenvsample"]
+    assert env_handle(orclient, serve, "jobenv").list_splits() == ["train", "sample"]
     skipped = [line for line in serve.jobenv_lines() if "not serving /jobbench" in line]
     assert len(skipped) == 1 and "jobenv download" in skipped[0], serve.jobenv_lines()
     assert env_handle(orclient, serve, "jobtasks").list_splits() == ["train"]

@@ -36,6 +36,23 @@ class Reply:
 Handler = Callable[[dict[str, Any]], "Reply | str"]
 
 
+def _as_stream(payload: dict[str, Any], request: dict[str, Any]) -> bytes:
+    """A chat completion as server-sent events (``stream: true``): one delta chunk, the finish chunk, the usage
+    chunk when ``stream_options.include_usage`` asks for it, then ``[DONE]``."""
+    message = payload["choices"][0]["message"]
+    delta: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+    if message.get("tool_calls"):
+        delta["tool_calls"] = [{"index": i, **tc} for i, tc in enumerate(message["tool_calls"])]
+    head = {k: payload[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    chunks = [
+        head | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+        head | {"choices": [{"index": 0, "delta": {}, "finish_reason": payload["choices"][0]["finish_reason"]}]},
+    ]
+    if (request.get("stream_options") or {}).get("include_usage"):
+        chunks.append(head | {"choices": [], "usage": payload["usage"]})
+    return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+
+
 class OpenAIServer:
     """``with OpenAIServer(handler) as srv: OpenAI(base_url=srv.base_url, api_key="x")``.
 
@@ -105,12 +122,15 @@ class OpenAIServer:
                     "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                     "usage": reply.usage,
                 }
-                self._send(200, json.dumps(payload).encode())
+                if body.get("stream"):
+                    self._send(200, _as_stream(payload, body), "text/event-stream")
+                else:
+                    self._send(200, json.dumps(payload).encode())
 
-            def _send(self, status: int, data: bytes) -> None:
+            def _send(self, status: int, data: bytes, content_type: str = "application/json") -> None:
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
@@ -129,7 +149,7 @@ class OpenAIServer:
     @property
     def base_url(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://{host!s}:{port}/v1"
 
     def __enter__(self) -> OpenAIServer:
         self._thread.start()

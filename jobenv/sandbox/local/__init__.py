@@ -63,9 +63,10 @@ from ..gc import host_tempdir, owner_alive
 from . import _mounts
 from ._agent import CONTROLLER
 from ._cgroups import cgroup_parents, rmdir_quiet, setup_cgroups
+from ._mounts import remove_etc_snapshot
 from ._spawn import spawner, unavailable_error, verify_started
 
-__all__ = ["LocalSandbox", "bwrap_binary", "gc_local"]
+__all__ = ["LocalSandbox", "bwrap_binary", "gc_local", "remove_etc_snapshot"]
 
 _PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 _PREFIX = "jobenv-"
@@ -573,8 +574,8 @@ def gc_local(verbose: bool = True) -> int:
         if not os.path.isdir(parent):
             continue
         for name in os.listdir(parent):
-            if name.startswith(_PREFIX) and not owner_alive(name):
-                d = os.path.join(parent, name)
+            d = os.path.join(parent, name)
+            if name.startswith(_PREFIX) and not owner_alive(name, d):
                 if rmdir_quiet(d):
                     removed += 1
                     if verbose:

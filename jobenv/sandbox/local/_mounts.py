@@ -28,7 +28,7 @@ from ...errors import SandboxError
 from ..gc import host_tempdir
 
 __all__ = [
-    "etc_snapshot", "python_dirs", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible",
+    "etc_snapshot", "remove_etc_snapshot", "python_dirs", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible",
 ]
 
 _ETC = [
@@ -41,6 +41,16 @@ _ETC = [
 TASK_HOST_ONLY = ("RUBRICS.json", "task_card.md", "meta.json", "ground_truth", "solution", "files_required_to_search")
 
 _SNAPSHOT: list[str] = []
+
+
+def remove_etc_snapshot() -> None:
+    """Remove this process's /etc copy now (servers call it on shutdown: a SIGTERM skips ``atexit``).
+
+    Only for when no sandbox of this process runs any more; a later sandbox makes a fresh copy.
+    """
+    if _SNAPSHOT:
+        shutil.rmtree(_SNAPSHOT[0], ignore_errors=True)
+        _SNAPSHOT.clear()
 
 
 def etc_snapshot() -> str:

@@ -1,0 +1,94 @@
+"""``jobenv serve --protocol openenv`` in a fresh venv holding ``jobenv[openenv]``, driven by OpenEnv's own client."""
+
+from __future__ import annotations
+
+import glob
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .clients import OPENENV_CLIENT, Server, run_client
+from .venvs import Venv
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+
+
+def private_strings(sample: list[Any]) -> list[str]:
+    return [s for t in sample for r in t.rubrics for s in (r.text, *r.criteria) if len(s.strip()) >= 12]
+
+
+def test_openenv_sessions_give_the_rewards_of_jobenv_rollout(openenv_venv: Venv, policy: Any,
+                                                            rollout_rewards: dict[str, float], sample: list[Any],
+                                                            tmp_path: Path) -> None:
+    srv, agent = policy
+    server = Server(openenv_venv, tmp_path, "--protocol", "openenv", "--max-sessions", "16",
+                    env={"JOBENV_SERVE_JUDGE": "checks", "JOBENV_DATA": str(tmp_path / "data")})
+    try:
+        # every sample task in its own concurrent session (its own sandbox), played by the loopback policy
+        recs = run_client(openenv_venv, OPENENV_CLIENT, server.url, srv.base_url, str(len(sample)), tmp=tmp_path)
+        assert agent.problems == []
+        assert {r["task_id"]: r["reward"] for r in recs} == rollout_rewards
+        assert all(r["done"] and r["status"] == "ok" for r in recs), recs
+        assert recs[0]["tools"] == ["bash", "read", "write", "edit", "multi_edit", "glob", "grep", "ls", "todo_write",
+                                    "submit"]
+
+        # task listing maps jobenv's splits and shows public specs only
+        status, splits = server.request("/jobenv/splits")
+        assert status == 200
+        assert {s["name"]: s["type"] for s in splits} == {"main": "test", "easy": "test", "all": "test",
+                                                          "train": "train", "sample": "test"}
+        status, listed = server.request("/jobenv/tasks", {"split": "sample"})
+        assert status == 200
+        assert [t["id"] for t in listed["tasks"]] == [t.id for t in sample]
+        assert set(listed["tasks"][0]) == {"id", "occupation", "split", "index"}
+        status, schema = server.request("/schema")
+        assert status == 200 and set(schema["action"]["properties"]) >= {"name", "arguments"}
+        blob = json.dumps([recs, splits, listed, schema])
+        assert not [p for p in private_strings(sample) if p in blob]
+    finally:
+        code = server.stop()
+    # SIGTERM shut the server down cleanly: sessions closed, no temp folders of the process left behind
+    assert code == 143, server.log()
+    assert glob.glob(f"/tmp/jobenv-{server.pid}-*") == []
+
+
+def test_mistakes_come_back_in_observations_and_the_session_lives_on(openenv_venv: Venv, tmp_path: Path) -> None:
+    program = r'''
+import asyncio, json, sys
+from openenv import GenericEnvClient
+
+async def main():
+    async with GenericEnvClient(base_url=sys.argv[1], message_timeout_s=600) as env:
+        out = {}
+        r = await env.reset(split="nope")
+        out["bad_split"] = [r.done, r.observation["status"], r.observation["text"][:200]]
+        r = await env.reset(split="sample", task_id="nobody/task9")
+        out["bad_task"] = [r.done, r.observation["status"], r.observation["text"][:200]]
+        r = await env.reset(split="sample", index=0)
+        r = await env.step({"name": "no_such_tool", "arguments": {}})
+        out["bad_tool"] = [r.done, r.observation["ok"], r.observation["text"][:200]]
+        r = await env.step({"name": "read", "arguments": {"file_path": "/etc/passwd"}})
+        out["outside"] = [r.done, r.observation["ok"], "root:" in r.observation["text"]]
+        r = await env.step({"name": "bash", "arguments": {"command": "echo still-alive"}})
+        out["alive"] = [r.done, r.observation["ok"], "still-alive" in r.observation["text"]]
+        r = await env.step({"name": "submit", "arguments": {}})
+        out["submit"] = [r.done, r.observation["status"], r.reward]
+        print(json.dumps(out))
+
+asyncio.run(main())
+'''
+    server = Server(openenv_venv, tmp_path, "--protocol", "openenv",
+                    env={"JOBENV_SERVE_JUDGE": "checks", "JOBENV_DATA": str(tmp_path / "data")})
+    try:
+        (out,) = run_client(openenv_venv, program, server.url, tmp=tmp_path)
+    finally:
+        server.stop()
+    assert out["bad_split"][:2] == [True, "error"] and "nope" in out["bad_split"][2]
+    assert out["bad_task"][:2] == [True, "error"] and "nobody/task9" in out["bad_task"][2]
+    assert out["bad_tool"][:2] == [False, False] and "no_such_tool" in out["bad_tool"][2]
+    assert out["outside"] == [False, False, False]
+    assert out["alive"] == [False, True, True]
+    done, status, reward = out["submit"]
+    assert done is True and status == "ok" and reward is not None and reward < 1.0  # nothing was written

@@ -1,0 +1,70 @@
+"""Fresh virtual environments with jobenv installed from a wheel of this checkout, as a user installs it.
+
+The wheel is the session's one build (``jobenv_wheel`` in tests/conftest.py); each integration gets its own new venv into which pip installs
+``<wheel>[<extra>]`` (and any extra packages) from the package index, through pip's normal cache. When a package
+cannot be had at all (not on the index, or no index reachable), :func:`make_venv` raises :class:`Unavailable` and
+the caller skips with that reason; a dependency conflict is a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+_UNAVAILABLE = (
+    "No matching distribution found",
+    "Could not find a version that satisfies",
+    "Failed to establish a new connection",
+    "Temporary failure in name resolution",
+    "Network is unreachable",
+)
+
+
+class Unavailable(Exception):
+    """A package the integration needs cannot be installed from the index here."""
+
+
+class Venv:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.bin = root / "bin"
+        self.python = str(self.bin / "python")
+        self.install_s = 0.0
+
+    def run(self, *args: str, env: dict[str, str] | None = None, timeout: float = 600,
+            cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        """Run ``args`` (a program in the venv's bin/ by name, or any path) with the venv first on PATH."""
+        full = {**os.environ, **(env or {})}
+        full["PATH"] = f"{self.bin}{os.pathsep}{full.get('PATH', '')}"
+        full.pop("PYTHONPATH", None)  # only what is installed in the venv
+        full["VIRTUAL_ENV"] = str(self.root)
+        prog = str(self.bin / args[0]) if (self.bin / args[0]).exists() else args[0]
+        return subprocess.run([prog, *args[1:]], env=full, capture_output=True, text=True, timeout=timeout,
+                              cwd=str(cwd) if cwd else None)
+
+
+def make_venv(root: Path, wheel: Path, extra: str, *more: str) -> Venv:
+    """A new venv at ``root`` with ``wheel[extra]`` and ``more`` installed from the index.
+
+    Raises Unavailable (say why) when a package cannot be had, RuntimeError for any other install failure.
+    """
+    subprocess.run([sys.executable, "-m", "venv", str(root)], check=True, capture_output=True, timeout=300)
+    venv = Venv(root)
+    t0 = time.monotonic()
+    spec = f"{wheel}[{extra}]" if extra else str(wheel)
+    # --no-compile: byte-compiling the dependencies is most of an install's time and tests nothing of ours
+    proc = venv.run("python", "-m", "pip", "install", "--disable-pip-version-check", "--no-compile", "-q", spec, *more,
+                    timeout=1500)
+    venv.install_s = time.monotonic() - t0
+    if proc.returncode != 0:
+        text = proc.stdout + proc.stderr
+        if any(marker in text for marker in _UNAVAILABLE) and "ResolutionImpossible" not in text:
+            line = next((ln for ln in text.splitlines() if any(m in ln for m in _UNAVAILABLE)), text[-300:])
+            raise Unavailable(f"cannot install {spec} {' '.join(more)} from the package index: {line.strip()}")
+        raise RuntimeError(f"pip install {spec} {' '.join(more)} failed:\n{text[-4000:]}")
+    return venv
