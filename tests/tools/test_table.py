@@ -15,7 +15,7 @@ from jobenv.tools import (
 
 
 def test_every_listing_of_tools_is_derived_from_the_table(sample_tasks):
-    import jobenv.hosting as hosting
+    import jobenv.hosting.environments as hosting
     from jobenv.env import ToolCallSpace
     from jobenv.prompt import build_prompt
 
