@@ -23,6 +23,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
