@@ -86,8 +86,20 @@ def read_manifest(dataset_root: Path) -> DatasetManifest | None:
 
 
 def discover_task_dirs(root: Path) -> list[Path]:
-    """Every task directory below ``root``: a folder with ``task_folder/TASK_INSTRUCTIONS.txt``."""
-    return sorted(p.parent.parent for p in root.rglob(f"task_folder/{INSTRUCTIONS_FILE}") if p.is_file())
+    """Every task directory below ``root``: a folder with ``task_folder/TASK_INSTRUCTIONS.txt``.
+
+    A folder that looks like a task (a ``RUBRICS.json`` or a ``task_folder/``) but has no instructions file is
+    left out with a warning naming it, never silently.
+    """
+    found = sorted(p.parent.parent for p in root.rglob(f"task_folder/{INSTRUCTIONS_FILE}") if p.is_file())
+    known = set(found)
+    suspects = {p.parent for p in root.rglob("RUBRICS.json")} | {p.parent for p in root.rglob("task_folder")
+                                                                  if p.is_dir()}
+    for d in sorted(suspects - known):
+        if any(k == d or d in k.parents or k in d.parents for k in known):
+            continue  # a file inside a real task (e.g. a RUBRICS.json among the agent's inputs)
+        warnings.warn(f"{d}: no task_folder/{INSTRUCTIONS_FILE}, so this task is skipped", stacklevel=2)
+    return found
 
 
 def load_tree(

@@ -23,17 +23,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(opts: Options) -> int:
     """One line per environment id. Never raises for data that is missing (that is what the line says)."""
     from ..datasets import data_dir
+    from ..extras import available, install_hint
     from ..registry import DEFAULT_SYNTHETIC_TASKS, DOWNLOAD_HINT, ENV_SPECS, load_tasks
 
+    can_generate = available("synthetic")
     for env_id, spec in ENV_SPECS.items():
         if spec.dataset == "sample":
             state, count = "bundled", str(len(load_tasks(env_id)))
         elif spec.dataset == "synthetic":
-            state, count = "generated on demand", "-"
+            state = "generated on demand" if can_generate else f"needs the synthetic extra: {install_hint('synthetic')}"
+            count = "-"
         else:
             present = all((data_dir() / spec.dataset / s).is_dir() for s in spec.splits)
             if spec.dataset == "jobtasks" and not present:
-                state, count = "generated stand-in (not downloaded)", str(DEFAULT_SYNTHETIC_TASKS)
+                count = str(DEFAULT_SYNTHETIC_TASKS) if can_generate else "-"
+                state = ("generated stand-in (not downloaded)" if can_generate else
+                         f"not downloaded: {DOWNLOAD_HINT['jobtasks']}; or generate a stand-in after "
+                         f"{install_hint('synthetic')}")
             else:
                 state = "downloaded" if present else f"not downloaded: {DOWNLOAD_HINT[spec.dataset]}"
                 count = str(spec.expected_count or "?")

@@ -65,10 +65,22 @@ def options_for(command: str, namespace: Any) -> Any:
     return cls(**{f.name: values[f.name] for f in dataclasses.fields(cls)})
 
 
+def _warnings_as_lines(prefix: str) -> None:
+    """Show each warning (a skipped task folder, a garbage trajectory line) as one line, not Python's two."""
+    import warnings
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
+             line: str | None = None) -> None:
+        print(f"{prefix}: warning: {message}", file=sys.stderr)
+
+    warnings.showwarning = show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from ..errors import JobenvError
 
     ns = build_parser().parse_args(argv)
+    _warnings_as_lines(f"jobenv {ns.command}")
     try:
         return int(_BY_NAME[ns.command].run(options_for(ns.command, ns)) or 0)
     except JobenvError as exc:

@@ -83,6 +83,7 @@ class JobEnv(gymnasium.Env[str, Any]):
         rules: an :class:`~jobenv.grading.EpisodeRules` instead of the four arguments above.
         limits: sandbox resource limits.
         sandbox_options / judge_options: extra keyword arguments for the factories.
+        sandbox_image: the Docker image of the docker sandbox (SandboxError with any other backend).
         include_instructions: embed TASK_INSTRUCTIONS.txt in the prompt (default True).
 
     ``info`` keys: after reset ``task_id``, ``uid``, ``split``, ``env_id``, ``tool_schemas``, ``max_steps``,
@@ -113,6 +114,7 @@ class JobEnv(gymnasium.Env[str, Any]):
         rules: EpisodeRules | None = None,
         limits: SandboxLimits | None = None,
         sandbox_options: dict[str, Any] | None = None,
+        sandbox_image: str | None = None,
         judge_options: dict[str, Any] | None = None,
         include_instructions: bool = True,
         render_mode: str | None = None,
@@ -141,6 +143,10 @@ class JobEnv(gymnasium.Env[str, Any]):
                 raise SandboxError(f"unknown sandbox backend {sandbox!r}; choose one of {', '.join(BACKENDS)}")
         self.sandbox_spec = sandbox
         self.sandbox_options = dict(sandbox_options or {})
+        if sandbox_image is not None:
+            if sandbox != "docker":
+                raise SandboxError(f"sandbox_image={sandbox_image!r} needs sandbox='docker' (got {sandbox!r})")
+            self.sandbox_options["image"] = sandbox_image
         self.judge_spec = judge
         self.judge_options = dict(judge_options or {})
         self.include_instructions = include_instructions

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
+import warnings
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -147,6 +148,7 @@ def _scan(p: Path) -> tuple[list[Trajectory], list[int]]:
             except ValueError:
                 if raw.endswith(b"\n"):
                     bad.append(i)
+                    warnings.warn(f"{p}: line {i} is not a trajectory record, so it is skipped", stacklevel=3)
                 # else: a torn last line (a crash mid-write); the episode is simply not finished
     return records, bad
 

@@ -35,7 +35,8 @@ def make_sandbox(backend: str | Sandbox = "local", *, limits: SandboxLimits | No
 
     Options go to the backend: local takes ``unsafe_no_isolation``; docker takes ``image``, ``base_url``
     (validated by :class:`SandboxConfig`). Raises SandboxError for an unknown backend name, an option the
-    backend does not take, or a bad limit.
+    backend does not take, or a bad limit; SandboxUnavailableError (naming the ``pip install``) for docker
+    without the docker extra.
     """
     if isinstance(backend, Sandbox):
         if limits is not None or options:

@@ -74,6 +74,10 @@ class SandboxConfig(BaseModel):
             from .local import LocalSandbox
 
             return LocalSandbox(self.limits, **self.options)
+        from ..errors import SandboxUnavailableError
+        from ..extras import require
+
+        require("docker", "the docker sandbox", SandboxUnavailableError)
         from .docker import DockerSandbox
 
         return DockerSandbox(self.limits, **self.options)

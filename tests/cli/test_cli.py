@@ -135,3 +135,54 @@ def test_judge_cli_is_not_part_of_the_hashed_grader() -> None:
     judge_dir = Path(jobenv.judge.__file__).parent
     assert not (judge_dir / "cli.py").exists()
     assert not any("argparse" in p.read_text() for p in judge_dir.glob("*.py"))
+
+
+def test_task_folder_without_instructions_is_warned_not_skipped_silently(tmp_path: Path) -> None:
+    import shutil
+
+    import jobenv
+
+    src = jobenv.load_tasks("jobenv/sample")[0].root
+    shutil.copytree(src, tmp_path / "occ" / "task1")
+    broken = tmp_path / "occ" / "task2"
+    shutil.copytree(src, broken)
+    (broken / "task_folder" / "TASK_INSTRUCTIONS.txt").unlink()
+    proc = run_cli("validate", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "1 tasks valid" in proc.stdout
+    warnings = [line for line in proc.stderr.splitlines() if "warning" in line]
+    assert warnings == [f"jobenv validate: warning: {broken}: no task_folder/TASK_INSTRUCTIONS.txt, so this task is "
+                        "skipped"], proc.stderr
+
+
+def test_garbage_trajectory_line_is_warned_with_path_and_line(tmp_path: Path) -> None:
+    from jobenv.rollout.trajectory import Trajectory
+
+    def record(task: str, reward: float) -> str:
+        return Trajectory(env_id="jobenv/sample", task_id=task, occupation=task.split("/")[0], attempt=0,
+                          reward=reward, strict_pass=reward == 1.0, status="ok", finish_reason="submitted",
+                          started_at="2026-01-01T00:00:00", finished_at="2026-01-01T00:00:01",
+                          duration_s=1.0).model_dump_json()
+
+    traj = tmp_path / "t.jsonl"
+    traj.write_text(record("acc/task1", 1.0) + "\n{not json at all\n" + record("law/task2", 0.5) + "\n")
+    proc = run_cli("report", str(traj))
+    assert proc.returncode == 0, proc.stderr
+    assert f"jobenv report: warning: {traj}: line 2 is not a trajectory record, so it is skipped" in proc.stderr
+    assert "0.750" in proc.stdout  # both good records are still summarised
+
+
+def test_make_takes_a_sandbox_image_and_rejects_a_bad_sandbox_name() -> None:
+    import jobenv
+
+    env = jobenv.make("jobenv/sample", sandbox="docker", sandbox_image="jobenv-test:minbase", judge="checks")
+    try:
+        assert env.sandbox_options["image"] == "jobenv-test:minbase"
+        text = repr(env)
+        assert "jobenv/sample" in text and "7 tasks" in text and "docker" in text and "checks" in text
+    finally:
+        env.close()
+    with pytest.raises(jobenv.SandboxError, match="needs sandbox='docker'"):
+        jobenv.make("jobenv/sample", sandbox_image="img:1")
+    with pytest.raises(jobenv.SandboxError, match="unknown sandbox backend 'vm'"):
+        jobenv.make("jobenv/sample", sandbox="vm")
