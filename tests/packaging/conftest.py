@@ -1,0 +1,78 @@
+"""Fixtures of the packaging tests: one wheel of the checkout per session, and a fresh venv per extra."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class Venv:
+    """A fresh virtual environment with the jobenv wheel (and one extra) installed non-editably."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.python = root / "bin" / "python"
+        self.jobenv = root / "bin" / "jobenv"
+
+    def run(self, *args: str, timeout: float = 300, env: dict[str, str] | None = None,
+            cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        import os
+
+        full = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+        full.update({"OPENREWARD_DISABLE_UPDATE_CHECK": "1", **(env or {})})
+        return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, env=full,
+                              cwd=str(cwd or self.root))
+
+    def cli(self, *args: str, **kw: object) -> subprocess.CompletedProcess[str]:
+        return self.run(str(self.jobenv), *args, **kw)  # type: ignore[arg-type]
+
+    def py(self, code: str, **kw: object) -> subprocess.CompletedProcess[str]:
+        return self.run(str(self.python), "-c", code, **kw)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(REPO)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    (whl,) = out.glob("jobenv-*.whl")
+    return whl
+
+
+def make_venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path, extra: str | None) -> Venv:
+    root = tmp_path_factory.mktemp(f"venv-{extra or 'core'}")
+    venv.create(root, with_pip=True)
+    env = Venv(root)
+    target = f"{wheel}[{extra}]" if extra else str(wheel)
+    proc = env.run(str(env.python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", target,
+                   timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return env
+
+
+@pytest.fixture(scope="module")
+def core_venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Iterator[Venv]:
+    yield make_venv(tmp_path_factory, wheel, None)
+
+
+@pytest.fixture(scope="module")
+def hosting_venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Iterator[Venv]:
+    yield make_venv(tmp_path_factory, wheel, "hosting")
+
+
+@pytest.fixture(scope="module")
+def docker_venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Iterator[Venv]:
+    yield make_venv(tmp_path_factory, wheel, "docker")
+
+
+@pytest.fixture(scope="module")
+def synthetic_venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Iterator[Venv]:
+    yield make_venv(tmp_path_factory, wheel, "synthetic")
