@@ -208,3 +208,15 @@ def test_make_server_builds_the_sdk_server_for_the_chosen_classes() -> None:
     paths = {getattr(r, "path", "") for r in server.app.routes}
     assert {"/health", "/{env_name}/call", "/{env_name}/tasks", "/{env_name}/status"} <= paths
     assert server.jobenv_runtime.status()["open_sandboxes"] == 0
+
+
+def test_the_judge_is_built_once_per_server_and_once_per_keyed_session() -> None:
+    from jobenv.hosting import ServeConfig, make_server
+
+    server = make_server(ServeConfig(judge="checks", envs=["sample"]), quiet=True)
+    cls = server._env_classes["jobenvsample"]
+    spec = cls.list_tasks("sample")[0]
+    a, b = cls(task_spec=spec), cls(task_spec=spec)
+    assert a._judge is b._judge is server.jobenv_runtime.judge
+    keyed = cls(task_spec=spec, secrets={"openai_api_key": "sk-test"})
+    assert keyed._judge is not a._judge  # a session's own key gets that session its own judge, built at start
