@@ -195,4 +195,5 @@ def test_extras_table_matches_the_packaging_metadata() -> None:
 
     meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert set(EXTRAS) == set(meta) - {"all", "dev"}
-    assert set(meta["all"][0].removeprefix("jobenv[").removesuffix("]").split(",")) == set(EXTRAS)
+    # "all" bundles the extras that install together (the trainer integrations pin conflicting servers)
+    assert set(meta["all"][0].removeprefix("jobenv[").removesuffix("]").split(",")) <= set(EXTRAS)
