@@ -48,7 +48,7 @@ def _folder(pid: int, age_s: float) -> Path:
 
 
 def test_gc_removes_folders_of_dead_and_pid_reusing_owners() -> None:
-    from jobenv.sandbox.local import gc_local
+    from jobenv.sandbox.gc import gc_host
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
@@ -59,7 +59,7 @@ def test_gc_removes_folders_of_dead_and_pid_reusing_owners() -> None:
         time.sleep(0.5)
         reused = _folder(reuser.pid, 3600)
         own = _folder(os.getpid(), 0)
-        gc_local(verbose=False)
+        gc_host(verbose=False)
         assert not made_by_dead.exists()
         assert not reused.exists()
         assert own.exists()  # this process is alive and made it
@@ -71,13 +71,13 @@ def test_gc_removes_folders_of_dead_and_pid_reusing_owners() -> None:
 
 
 def test_gc_keeps_folders_of_live_owners() -> None:
-    from jobenv.sandbox.local import gc_local
+    from jobenv.sandbox.gc import gc_host
 
     live: Any = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         time.sleep(0.5)
         d = _folder(live.pid, 0)  # made after the process started
-        gc_local(verbose=False)
+        gc_host(verbose=False)
         assert d.exists()
     finally:
         live.kill()

@@ -22,6 +22,7 @@ import glob
 import os
 import shutil
 import sys
+import threading
 from pathlib import Path
 
 from ...errors import SandboxError
@@ -41,6 +42,7 @@ _ETC = [
 TASK_HOST_ONLY = ("RUBRICS.json", "task_card.md", "meta.json", "ground_truth", "solution", "files_required_to_search")
 
 _SNAPSHOT: list[str] = []
+_SNAPSHOT_LOCK = threading.Lock()  # sandboxes start on worker threads: concurrent starts must share one snapshot
 
 
 def remove_etc_snapshot() -> None:
@@ -48,9 +50,10 @@ def remove_etc_snapshot() -> None:
 
     Only for when no sandbox of this process runs any more; a later sandbox makes a fresh copy.
     """
-    if _SNAPSHOT:
-        shutil.rmtree(_SNAPSHOT[0], ignore_errors=True)
-        _SNAPSHOT.clear()
+    with _SNAPSHOT_LOCK:
+        if _SNAPSHOT:
+            shutil.rmtree(_SNAPSHOT[0], ignore_errors=True)
+            _SNAPSHOT.clear()
 
 
 def etc_snapshot() -> str:
@@ -60,6 +63,11 @@ def etc_snapshot() -> str:
     One bind of ``etc/`` replaces ~30 per-file binds and keeps the rest of the host's /etc (shadow, ssl/private, the
     host's resolver) out. Removed at exit; ``jobenv gc`` removes copies of dead processes.
     """
+    with _SNAPSHOT_LOCK:
+        return _etc_snapshot()
+
+
+def _etc_snapshot() -> str:
     if _SNAPSHOT and os.path.isdir(_SNAPSHOT[0]):
         return _SNAPSHOT[0]
     d = host_tempdir("etc")
