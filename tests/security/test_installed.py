@@ -221,3 +221,26 @@ def test_docker_refuses_an_image_that_ships_a_rubric(docker_image: str) -> None:
     finally:
         client.images.remove(tag, force=True)
         client.close()
+
+
+@pytest.mark.slow
+def test_the_security_suite_passes_on_the_wheel_install(installs, tmp_path: Path) -> None:
+    """The isolation and red-team tests, on both backends, run by the interpreter that has the wheel installed.
+
+    The tests are copied away from the checkout, so that ``import jobenv`` can only find the installed wheel.
+    """
+    import os
+
+    python, _ = installs["wheel-venv"]
+    shutil.copytree(ROOT / "tests", tmp_path / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "scripts", tmp_path / "scripts")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PYTEST"))}
+    where = subprocess.run([python, "-c", "import jobenv; print(jobenv.__file__)"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert "/site-packages/jobenv/" in where and str(ROOT) not in where, where
+    proc = subprocess.run([python, "-m", "pytest", "tests/security/test_isolation.py", "tests/security/test_redteam.py",
+                           "-q", "-p", "no:cacheprovider"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=2400)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout and " failed" not in proc.stdout
