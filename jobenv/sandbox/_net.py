@@ -185,9 +185,8 @@ def pasta_args(pasta: str, pid: int) -> list[str]:
          "--dns-forward", DNS_ADDR]
     if os.geteuid() == 0:
         a += ["--runas", "0:0"]  # this passt drops to nobody before it opens the namespace
-    if os.geteuid() != 0:
-        a += ["--userns", f"/proc/{pid}/ns/user"]
-    return a + ["--netns", f"/proc/{pid}/ns/net"]
+        return a + ["--netns", f"/proc/{pid}/ns/net"]  # root: the network namespace alone (also a container's)
+    return a + [str(pid)]  # not root: the user and network namespaces of the sandbox's PID 1
 
 
 def attach(pasta: str, pid: int, policy: NetworkPolicy, state: dict[str, Any]) -> None:
@@ -206,7 +205,11 @@ def attach(pasta: str, pid: int, policy: NetworkPolicy, state: dict[str, Any]) -
                 stop(state)
                 log.seek(0)
                 lines = [x for x in log.read(4096).decode("utf-8", "replace").splitlines() if "syslog" not in x]
-                raise SandboxError(f"the web network (pasta) did not come up: {' '.join(lines) or 'no route in 10 s'}")
+                hint = "" if os.geteuid() == 0 else (" (not root: the sandbox forbids nested user namespaces, which this "
+                                                     "pasta needs; run as root or use network='off')")
+                raise SandboxError(
+                    f"the web network (pasta) did not come up: {' '.join(lines) or 'no route in 10 s'}{hint}"
+                )
             time.sleep(0.003)
     watch = subprocess.Popen(
         [sys.executable, "-I", "-S", "-c", _ROUTES, str(pid), json.dumps(policy.routes()), IFNAME, GATEWAY,
