@@ -244,3 +244,21 @@ def test_the_security_suite_passes_on_the_wheel_install(installs, tmp_path: Path
                           timeout=2400)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout and " failed" not in proc.stdout
+
+
+def test_another_install_under_usr_is_hidden_from_this_interpreters_sandboxes(installs) -> None:
+    """A system-wide jobenv (here the /usr/local one) is not this interpreter's, yet its sandboxes hide it too,
+    however late it appeared."""
+    from jobenv.sandbox import make_sandbox
+
+    if "wheel-usr-local" not in installs:
+        pytest.skip("needs the /usr/local install")
+    site = f"/usr/local/lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packages"
+    sb = make_sandbox("local")
+    sb.start_sync(None)
+    try:
+        r = sb.run_sync(f"ls -A {site}/jobenv; ls -A {site}/jobenv/data 2>&1; find {site} -name RUBRICS.json | wc -l")
+    finally:
+        sb.close_sync()
+    lines = r.output.split("\n")
+    assert lines[0] == "__init__.py" and "No such file" in lines[1] and lines[2] == "0", r.output
