@@ -169,9 +169,13 @@ def test_sparse_files_are_not_exported_at_their_apparent_size(new_sandbox, tmp_p
         sb = await new_sandbox(workspace_mb=64)
         r = await sb.run("truncate -s 512M output/s1.bin output/s2.bin && echo made; echo ok > output/a.txt")
         assert "made" in r.output
+        import resource
+
+        rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB, a high-water mark
         t0 = time.monotonic()
         dest = await sb.export_output(tmp_path / "export")
         took = time.monotonic() - t0
+        assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0 < 256 * 1024, "the export was buffered"
         total = sum(f.stat().st_size for f in dest.rglob("*") if f.is_file())
         assert total <= 64 << 20, f"{total} bytes written to the host"
         refused = json.loads((dest / ".jobenv_rejected.json").read_text())
