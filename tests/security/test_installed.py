@@ -42,11 +42,14 @@ PROBES = {
     "find": FIND,
     "import": "python3 -c 'import jobenv; print(\"IMPORTED\", jobenv.__file__)' 2>&1; "
               "python3 -c 'import importlib.metadata as m; print(\"META\", m.version(\"jobenv\"))' 2>&1; "
-              "python3 -c 'import jobenv.synthetic' 2>&1 | tail -n 1; echo import-done",
+              "python3 -c 'import jobenv.synthetic' 2>&1 | tail -n 1; "
+              "python3 -c 'import jobenv_verifiers' 2>&1 | tail -n 1; echo import-done",
     "pkg": f"ls -A {pkg}",
     "pkg_data": f"cat {pkg}/data/sample/*/*/RUBRICS.json 2>&1 | head -c 300",
+    # files of jobenv under the import path, except the placeholders that make an import fail
     "files": "for d in $(python3 -c 'import sys; print(\" \".join(sys.path))'); do "
-             "find $d -maxdepth 2 -path '*jobenv*' -type f -size +0 2>/dev/null; done",
+             "find $d -maxdepth 2 -path '*jobenv*' -type f -size +0 -exec grep -L 'not available in a sandbox' {} + "
+             "2>/dev/null; done",
     "data": f"ls -AR {data} 2>&1 | head -n 20; grep -rs RUBRIC {data} | head -n 3; echo data-done",
     "task": f"cat {task_folder.parent}/RUBRICS.json {task_folder.parent}/solution/solve.py 2>&1; ls task_folder; echo task-done",
 }
@@ -172,13 +175,13 @@ def test_an_agent_finds_nothing_host_only(installs, layout: str, backend: str, s
 
     # only names remain (empty mounts): no module, no metadata
     assert "IMPORTED" not in out["import"] and f"META {jobenv.__version__}" not in out["import"], out["import"]
-    assert "No module named 'jobenv'" in out["import"]
+    assert "No module named 'jobenv'" in out["import"] and "No module named 'jobenv_verifiers'" in out["import"]
     assert RUBRIC_SECRET not in json.dumps(out)
     # not there at all, or only the placeholder that makes the import fail
     assert out["pkg"].split() == ["__init__.py"] or "No such file" in out["pkg"], out["pkg"]
     assert "No such file" in out["pkg_data"]
-    # allowed: the import-failing placeholder, this test's .pth, a console-script launcher (5 lines, no data)
-    allowed = ("/jobenv/__init__.py", "/_jobenv_test_deps.pth", "/bin/jobenv")
+    # allowed: this test's .pth, a console-script launcher (5 lines, no data)
+    allowed = ("/_jobenv_test_deps.pth", "/bin/jobenv")
     leftovers = [f for f in out["files"].split() if not f.endswith(allowed)]
     assert leftovers == [], leftovers
     assert "task9" not in out["data"] and "RUBRIC" not in out["data"].replace("grep", ""), out["data"]

@@ -91,7 +91,7 @@ def _etc_snapshot() -> str:
     Path(d, "empty-file").touch(mode=0o444)
     os.makedirs(os.path.join(d, "absent-package"))
     Path(d, "absent-package", "__init__.py").write_text(
-        'raise ModuleNotFoundError("No module named \'jobenv\'", name="jobenv")  # not available in a sandbox\n'
+        "raise ModuleNotFoundError(f'No module named {__name__!r}', name=__name__)  # not available in a sandbox\n"
     )
     os.chmod(os.path.join(d, "absent-package"), 0o555)
     _SNAPSHOT[:] = [d]
@@ -150,7 +150,7 @@ def _distribution_paths() -> tuple[str, ...]:
     found = set(_own_distribution_paths())
     for src, _ in mount_sources():
         for lib in ("lib/python3*/*-packages", "local/lib/python3*/*-packages", "lib/python3/dist-packages"):
-            for name in ("jobenv", "jobenv-*.dist-info", "jobenv-*.egg-info", "__editable__*jobenv*"):
+            for name in ("jobenv", "jobenv_*", "jobenv-*.dist-info", "jobenv-*.egg-info", "__editable__*jobenv*"):
                 found.update(os.path.realpath(p) for p in glob.glob(os.path.join(src, lib, name)))
     return tuple(sorted(p for p in found if os.path.lexists(p)))
 
