@@ -1,6 +1,6 @@
 """Sandboxes: where an episode's commands run. ``make_sandbox("local" | "docker" | instance, limits=..., **options)``.
 
-* ``"local"`` (default): :class:`~jobenv.sandbox.local.LocalSandbox`, bubblewrap namespaces, ~10 ms to start.
+* ``"local"`` (default): :class:`~jobenv.sandbox.local.LocalSandbox`, bubblewrap namespaces, a few tens of ms to start.
 * ``"docker"``: :class:`~jobenv.sandbox.docker.DockerSandbox`, a container per episode (the ``docker`` SDK is
   imported only when this backend is used).
 

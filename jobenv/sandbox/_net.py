@@ -23,6 +23,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import select
 import shutil
 import signal
 import socket
@@ -126,10 +127,13 @@ def resolv_conf(snapshot_dir: str) -> str:
 
 
 # Runs in a fresh interpreter (setns needs a single-threaded process): join the sandbox's network namespace (and
-# its user namespace when not root), then add the routes with rtnetlink. argv: pid, JSON [[kind, prefix], ...].
+# its user namespace when not root), add the routes with rtnetlink and say "ok"; then stay as pasta's watchdog until
+# the sandbox's PID 1 is gone and kill pasta, so a crashed owner leaves no stack behind.
+# argv: pid, JSON [[kind, prefix], ...], interface, gateway, pasta's pid.
 _ROUTES = r"""
-import ctypes, json, os, socket, struct, sys
+import ctypes, json, os, select, socket, struct, sys
 pid, routes = sys.argv[1], json.loads(sys.argv[2])
+pidfd = os.pidfd_open(int(pid))
 libc = ctypes.CDLL(None, use_errno=True)
 def join(ns, flag):
     fd = os.open(f'/proc/{pid}/ns/{ns}', os.O_RDONLY)
@@ -158,7 +162,11 @@ for seq, (kind, prefix) in enumerate(routes, 1):
     err = struct.unpack('i', reply[16:20])[0]
     if err != 0:
         raise OSError(-err, f'route {kind} {prefix}: {os.strerror(-err)}')
-print('ok')
+nl.close()
+print('ok', flush=True)
+os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+select.select([pidfd], [], [])
+os.kill(int(sys.argv[5]), 9)
 """
 
 
@@ -177,9 +185,8 @@ def pasta_args(pasta: str, pid: int) -> list[str]:
          "--dns-forward", DNS_ADDR]
     if os.geteuid() == 0:
         a += ["--runas", "0:0"]  # this passt drops to nobody before it opens the namespace
-    if os.geteuid() != 0:
-        a += ["--userns", f"/proc/{pid}/ns/user"]
-    return a + ["--netns", f"/proc/{pid}/ns/net"]
+        return a + ["--netns", f"/proc/{pid}/ns/net"]  # root: the network namespace alone (also a container's)
+    return a + [str(pid)]  # not root: the user and network namespaces of the sandbox's PID 1
 
 
 def attach(pasta: str, pid: int, policy: NetworkPolicy, state: dict[str, Any]) -> None:
@@ -198,28 +205,43 @@ def attach(pasta: str, pid: int, policy: NetworkPolicy, state: dict[str, Any]) -
                 stop(state)
                 log.seek(0)
                 lines = [x for x in log.read(4096).decode("utf-8", "replace").splitlines() if "syslog" not in x]
-                raise SandboxError(f"the web network (pasta) did not come up: {' '.join(lines) or 'no route in 10 s'}")
+                hint = "" if os.geteuid() == 0 else (" (not root: the sandbox forbids nested user namespaces, which this "
+                                                     "pasta needs; run as root or use network='off')")
+                raise SandboxError(
+                    f"the web network (pasta) did not come up: {' '.join(lines) or 'no route in 10 s'}{hint}"
+                )
             time.sleep(0.003)
-    helper = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", _ROUTES, str(pid), json.dumps(policy.routes()), IFNAME, GATEWAY],
-        capture_output=True, timeout=30,
+    watch = subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", _ROUTES, str(pid), json.dumps(policy.routes()), IFNAME, GATEWAY,
+         str(proc.pid)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
     )
-    if helper.returncode != 0 or helper.stdout.strip() != b"ok":
+    state["pasta_watch"] = watch
+    assert watch.stdout is not None and watch.stderr is not None
+    ready, _, _ = select.select([watch.stdout], [], [], 30.0)
+    line = watch.stdout.readline() if ready else b""
+    if line.strip() != b"ok":
         stop(state)
-        tail = helper.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
+        tail = watch.stderr.read().decode("utf-8", "replace").strip().splitlines()[-1:] or ["no answer in 30 s"]
         raise SandboxError(f"cannot fence the web network of the sandbox: {tail[0]}")
+    watch.stdout.close()
+    watch.stderr.close()
 
 
 def stop(state: dict[str, Any]) -> None:
-    """Kill a sandbox's pasta (if any). Never raises."""
-    proc = state.pop("pasta", None)
-    if proc is None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        pass
-    try:
-        proc.wait(timeout=2)
-    except Exception:
-        pass
+    """Kill a sandbox's pasta and its watchdog (if any). Never raises."""
+    for key in ("pasta_watch", "pasta"):
+        proc = state.pop(key, None)
+        if proc is None:
+            continue
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=2)
+        except Exception:
+            pass
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None and not stream.closed:
+                stream.close()

@@ -42,11 +42,14 @@ PROBES = {
     "find": FIND,
     "import": "python3 -c 'import jobenv; print(\"IMPORTED\", jobenv.__file__)' 2>&1; "
               "python3 -c 'import importlib.metadata as m; print(\"META\", m.version(\"jobenv\"))' 2>&1; "
-              "python3 -c 'import jobenv.synthetic' 2>&1 | tail -n 1; echo import-done",
+              "python3 -c 'import jobenv.synthetic' 2>&1 | tail -n 1; "
+              "python3 -c 'import jobenv_verifiers' 2>&1 | tail -n 1; echo import-done",
     "pkg": f"ls -A {pkg}",
     "pkg_data": f"cat {pkg}/data/sample/*/*/RUBRICS.json 2>&1 | head -c 300",
+    # files of jobenv under the import path, except the placeholders that make an import fail
     "files": "for d in $(python3 -c 'import sys; print(\" \".join(sys.path))'); do "
-             "find $d -maxdepth 2 -path '*jobenv*' -type f -size +0 2>/dev/null; done",
+             "find $d -maxdepth 2 -path '*jobenv*' -type f -size +0 -exec grep -L 'not available in a sandbox' {} + "
+             "2>/dev/null; done",
     "data": f"ls -AR {data} 2>&1 | head -n 20; grep -rs RUBRIC {data} | head -n 3; echo data-done",
     "task": f"cat {task_folder.parent}/RUBRICS.json {task_folder.parent}/solution/solve.py 2>&1; ls task_folder; echo task-done",
 }
@@ -172,13 +175,13 @@ def test_an_agent_finds_nothing_host_only(installs, layout: str, backend: str, s
 
     # only names remain (empty mounts): no module, no metadata
     assert "IMPORTED" not in out["import"] and f"META {jobenv.__version__}" not in out["import"], out["import"]
-    assert "No module named 'jobenv'" in out["import"]
+    assert "No module named 'jobenv'" in out["import"] and "No module named 'jobenv_verifiers'" in out["import"]
     assert RUBRIC_SECRET not in json.dumps(out)
     # not there at all, or only the placeholder that makes the import fail
     assert out["pkg"].split() == ["__init__.py"] or "No such file" in out["pkg"], out["pkg"]
     assert "No such file" in out["pkg_data"]
-    # allowed: the import-failing placeholder, this test's .pth, a console-script launcher (5 lines, no data)
-    allowed = ("/jobenv/__init__.py", "/_jobenv_test_deps.pth", "/bin/jobenv")
+    # allowed: this test's .pth, a console-script launcher (5 lines, no data)
+    allowed = ("/_jobenv_test_deps.pth", "/bin/jobenv")
     leftovers = [f for f in out["files"].split() if not f.endswith(allowed)]
     assert leftovers == [], leftovers
     assert "task9" not in out["data"] and "RUBRIC" not in out["data"].replace("grep", ""), out["data"]
@@ -221,3 +224,44 @@ def test_docker_refuses_an_image_that_ships_a_rubric(docker_image: str) -> None:
     finally:
         client.images.remove(tag, force=True)
         client.close()
+
+
+@pytest.mark.slow
+def test_the_security_suite_passes_on_the_wheel_install(installs, tmp_path: Path) -> None:
+    """The isolation and red-team tests, on both backends, run by the interpreter that has the wheel installed.
+
+    The tests are copied away from the checkout, so that ``import jobenv`` can only find the installed wheel.
+    """
+    import os
+
+    python, _ = installs["wheel-venv"]
+    shutil.copytree(ROOT / "tests", tmp_path / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "scripts", tmp_path / "scripts")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PYTEST"))}
+    where = subprocess.run([python, "-c", "import jobenv; print(jobenv.__file__)"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert "/site-packages/jobenv/" in where and str(ROOT) not in where, where
+    proc = subprocess.run([python, "-m", "pytest", "tests/security/test_isolation.py", "tests/security/test_redteam.py",
+                           "-q", "-p", "no:cacheprovider"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=2400)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout and " failed" not in proc.stdout
+
+
+def test_another_install_under_usr_is_hidden_from_this_interpreters_sandboxes(installs) -> None:
+    """A system-wide jobenv (here the /usr/local one) is not this interpreter's, yet its sandboxes hide it too,
+    however late it appeared."""
+    from jobenv.sandbox import make_sandbox
+
+    if "wheel-usr-local" not in installs:
+        pytest.skip("needs the /usr/local install")
+    site = f"/usr/local/lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packages"
+    sb = make_sandbox("local")
+    sb.start_sync(None)
+    try:
+        r = sb.run_sync(f"ls -A {site}/jobenv; ls -A {site}/jobenv/data 2>&1; find {site} -name RUBRICS.json | wc -l")
+    finally:
+        sb.close_sync()
+    lines = r.output.split("\n")
+    assert lines[0] == "__init__.py" and "No such file" in lines[1] and lines[2] == "0", r.output

@@ -185,3 +185,32 @@ def test_web_without_pasta_is_a_clear_error_not_the_host_network(backend: str, s
     with pytest.raises(SandboxUnavailableError, match="passt"):
         sb.start_sync(None)
     sb.close_sync()
+
+
+def test_a_crashed_owner_leaves_no_network_stack(backend: str, sandbox_options: dict) -> None:
+    """The owner dies without closing its web sandbox: its pasta is gone within seconds anyway."""
+    import json
+    import time
+
+    code = ("import json, os, sys\nfrom jobenv.sandbox import SandboxLimits, make_sandbox\n"
+            "sb = make_sandbox(sys.argv[1], limits=SandboxLimits(network='web'), **json.loads(sys.argv[2]))\n"
+            "sb.start_sync(None)\nprint(sb._state['pasta'].pid, flush=True)\nos._exit(0)\n")
+    proc = subprocess.run([sys.executable, "-c", code, backend, json.dumps(sandbox_options)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    pasta = int(proc.stdout.split()[-1])
+    if backend == "docker":  # a container outlives its owner until `jobenv gc`; removing it ends the stack
+        from jobenv.sandbox.docker import gc_docker
+
+        gc_docker(verbose=False)
+    def running(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().split(")")[-1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and running(pasta):
+        time.sleep(0.1)
+    assert not running(pasta), "pasta outlived its sandbox"

@@ -169,9 +169,13 @@ def test_sparse_files_are_not_exported_at_their_apparent_size(new_sandbox, tmp_p
         sb = await new_sandbox(workspace_mb=64)
         r = await sb.run("truncate -s 512M output/s1.bin output/s2.bin && echo made; echo ok > output/a.txt")
         assert "made" in r.output
+        import resource
+
+        rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB, a high-water mark
         t0 = time.monotonic()
         dest = await sb.export_output(tmp_path / "export")
         took = time.monotonic() - t0
+        assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0 < 256 * 1024, "the export was buffered"
         total = sum(f.stat().st_size for f in dest.rglob("*") if f.is_file())
         assert total <= 64 << 20, f"{total} bytes written to the host"
         refused = json.loads((dest / ".jobenv_rejected.json").read_text())
@@ -329,3 +333,23 @@ def test_llm_judge_grades_an_output_with_non_utf8_names(tmp_path: Path) -> None:
     assert term and info["status"] == "ok", info.get("error")
     assert reward == 1.0
     assert prompts and any("\\\\xffnotes.md" in p for p in prompts)
+
+
+def test_episode_that_fills_every_tmpfs_is_graded(backend: str, sandbox_options: dict, tmp_path: Path) -> None:
+    task = make_task(tmp_path)
+    reward, info, obs = play(task, [
+        "for d in /tmp /dev/shm /workspace; do head -c 400M /dev/zero > $d/fill; done; echo filled",
+        "rm -f /workspace/fill; echo 'The total is 200.' > output/report.md && echo written",
+    ], backend=backend, options=sandbox_options, limits=SandboxLimits(memory_mb=256), timeout=120)
+    assert "written" in obs[1], obs[1]
+    assert info["status"] == "ok" and reward == 1.0, info.get("error")
+
+
+def test_episode_that_attacks_pid_1_is_graded(tmp_path: Path) -> None:  # local backend (the findings are local)
+    task = make_task(tmp_path)
+    reward, info, _ = play(task, [
+        "for f in /proc/1/fd/*; do echo x > $f; printf '0\\n' > $f; done 2>/dev/null; "
+        "python3 -c 'import ctypes; ctypes.CDLL(None).ptrace(16, 1, 0, 0)'; kill -INT 1; echo tried",
+        "echo 'The total is 200.' > output/report.md",
+    ])
+    assert info["status"] == "ok" and reward == 1.0, info.get("error")

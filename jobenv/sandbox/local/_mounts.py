@@ -91,7 +91,7 @@ def _etc_snapshot() -> str:
     Path(d, "empty-file").touch(mode=0o444)
     os.makedirs(os.path.join(d, "absent-package"))
     Path(d, "absent-package", "__init__.py").write_text(
-        'raise ModuleNotFoundError("No module named \'jobenv\'", name="jobenv")  # not available in a sandbox\n'
+        "raise ModuleNotFoundError(f'No module named {__name__!r}', name=__name__)  # not available in a sandbox\n"
     )
     os.chmod(os.path.join(d, "absent-package"), 0o555)
     _SNAPSHOT[:] = [d]
@@ -121,8 +121,9 @@ def mount_sources() -> list[tuple[str, str]]:
 
 
 @functools.lru_cache(maxsize=1)
-def _distribution_paths() -> tuple[str, ...]:
-    """Every installed file or top-level directory of the ``jobenv`` distribution(s), real paths."""
+def _own_distribution_paths() -> tuple[str, ...]:
+    """Every installed file or top-level directory of the ``jobenv`` distribution(s) this interpreter sees (cached:
+    scanning the metadata of every installed package costs milliseconds)."""
     import importlib.metadata as md
 
     import jobenv
@@ -140,10 +141,16 @@ def _distribution_paths() -> tuple[str, ...]:
             # a file outside site-packages (the console script) by itself; anything else by its top-level entry
             entry = Path(str(dist.locate_file(f))) if parts[0] == ".." else Path(str(dist.locate_file(parts[0])))
             found.add(os.path.realpath(entry))
-    # other installs of jobenv in the standard places the mounts show (a system-wide copy next to a venv's)
+    return tuple(sorted(found))
+
+
+def _distribution_paths() -> tuple[str, ...]:
+    """:func:`_own_distribution_paths` plus other installs of jobenv in the standard places the mounts show (a
+    system-wide copy next to a venv's), looked up at every start: an install may appear at any time."""
+    found = set(_own_distribution_paths())
     for src, _ in mount_sources():
         for lib in ("lib/python3*/*-packages", "local/lib/python3*/*-packages", "lib/python3/dist-packages"):
-            for name in ("jobenv", "jobenv-*.dist-info", "jobenv-*.egg-info", "__editable__*jobenv*"):
+            for name in ("jobenv", "jobenv_*", "jobenv-*.dist-info", "jobenv-*.egg-info", "__editable__*jobenv*"):
                 found.update(os.path.realpath(p) for p in glob.glob(os.path.join(src, lib, name)))
     return tuple(sorted(p for p in found if os.path.lexists(p)))
 
