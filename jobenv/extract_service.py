@@ -165,14 +165,16 @@ class _Worker:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         self.ready = False
+        self.killed = False
         self.jobs = 0
 
     @property
     def alive(self) -> bool:
-        return self.proc.poll() is None
+        return not self.killed and self.proc.poll() is None
 
     def kill(self) -> None:
         """Stop the worker now (safe from any thread, any number of times)."""
+        self.killed = True  # at once: the kernel may take a moment to make the process exit
         try:
             self.proc.kill()
         except OSError:
@@ -491,6 +493,20 @@ class ExtractionService:
             raise ValueError(f"{func} is not a parser the extraction workers run")
         result = self._drive_sync(self._call_job(func, args, time_s))
         return result.marker if isinstance(result, _Stopped) else result
+
+    def wait_ready(self, timeout: float = 60.0) -> bool:
+        """Block until the idle workers have started (imports done); False if ``timeout`` passed first.
+        Optional: a job waits for its worker anyway, counting that time against its own limit."""
+        until = time.monotonic() + timeout
+        with self._lock:
+            idle = list(self._idle)
+        for w in idle:
+            if not w.ready:
+                try:
+                    w.ready = w._recv(until)[0] == "ready"
+                except _Stopped:
+                    return False
+        return True
 
     def close(self) -> None:
         """Kill every worker (idle ones at once; busy ones when their job returns)."""

@@ -328,7 +328,7 @@ def _extract_sqlite(path: Path) -> str:
     con = sqlite3.connect(uri, uri=True)
     deadline = time.monotonic() + SQLITE_TIME_S
     # generated columns, views and huge printf() values are computed while reading: bound time and value size
-    con.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+    con.set_progress_handler(lambda: int(time.monotonic() > deadline), 100)
     con.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, SQLITE_MAX_VALUE_BYTES)
     budget = _Budget(SQLITE_MAX_CHARS)
     try:
