@@ -23,6 +23,22 @@ def _die_with_parent() -> None:
         pass
 
 
+def _unlimit_children() -> None:
+    """Child processes start without this worker's address-space limit (LibreOffice maps far more than it
+    uses); they stay in the worker's process group, so killing the worker's group stops them too."""
+    import subprocess
+
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    original = subprocess.Popen.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        if kwargs.get("preexec_fn") is None:
+            kwargs["preexec_fn"] = lambda: resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+        original(self, *args, **kwargs)
+
+    subprocess.Popen.__init__ = init  # type: ignore[method-assign]
+
+
 def _warm() -> None:
     """Import the parsers before the first job so its time budget is spent on the file, not on imports."""
     for name in ("jobenv.extract", "openpyxl", "pandas", "pdfplumber", "mammoth", "pptx"):
@@ -97,7 +113,9 @@ def main(argv: list[str]) -> int:
     sys.stdout = sys.stderr
     _die_with_parent()
     limit = int(argv[0])
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    # a soft limit: helpers this worker starts (LibreOffice for recalculation) get their own budget and timeout
+    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    _unlimit_children()
     _warm()
 
     def send(obj: Any) -> None:
@@ -115,7 +133,11 @@ def main(argv: list[str]) -> int:
         if body is None:
             return 0
         try:
-            _handle(pickle.loads(body), send)
+            env, request = pickle.loads(body)
+            for key in [k for k in os.environ if k.startswith("JOBENV_") and k not in env]:
+                del os.environ[key]
+            os.environ.update(env)
+            _handle(request, send)
         except MemoryError:
             send(("result", "[extraction stopped: over the memory budget]"))
         except Exception as exc:  # the job's caller turns this into a marker; the worker stays usable

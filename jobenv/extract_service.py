@@ -23,6 +23,7 @@ import io
 import os
 import pickle
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -72,8 +73,8 @@ class ExtractLimits(BaseModel):
 
     workers: int = Field(default=2, ge=1, le=32, description="worker processes at most, for the whole process")
     memory_mb: int = Field(default=1536, ge=512, description="address-space limit of one worker")
-    file_time_s: float = Field(default=30.0, gt=0, description="wall-clock seconds for one file")
-    output_time_s: float = Field(default=120.0, gt=0, description="wall-clock seconds for a whole output folder")
+    file_time_s: float = Field(default=60.0, gt=0, description="wall-clock seconds for one file (recalculation included)")
+    output_time_s: float = Field(default=180.0, gt=0, description="wall-clock seconds for a whole output folder")
     image_limit: int = Field(default=8, ge=0, description="distinct images kept from one output folder")
     image_mb: int = Field(default=32, ge=0, description="bytes of images kept from one output folder")
     max_jobs: int = Field(default=500, ge=1, description="jobs a worker runs before it is replaced (leaks)")
@@ -175,6 +176,10 @@ class _Worker:
     def kill(self) -> None:
         """Stop the worker now (safe from any thread, any number of times)."""
         self.killed = True  # at once: the kernel may take a moment to make the process exit
+        try:  # the whole group: a helper the worker started (LibreOffice) must not outlive the job
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
         try:
             self.proc.kill()
         except OSError:
@@ -192,6 +197,15 @@ class _Worker:
                     f.close()
             except OSError:
                 pass
+
+    def poll_ready(self) -> bool:
+        """Whether the worker has finished starting (reads its "ready" frame if it is waiting; never blocks)."""
+        if not self.ready and select.select([self._out], [], [], 0)[0]:
+            try:
+                self.ready = self._recv(time.monotonic() + 5)[0] == "ready"
+            except (_Stopped, OSError, pickle.UnpicklingError, EOFError, struct.error):
+                self.kill()
+        return self.ready
 
     def _recv(self, until: float | None) -> tuple[Any, ...]:
         head = _read_exact(self._out, 8, until)
@@ -220,7 +234,7 @@ class _Worker:
             self.ready = True
         self.jobs += 1
         try:
-            _write_frame(self._in, request)
+            _write_frame(self._in, (_job_env(), request))
             last = time.monotonic()
             while True:
                 frame = self._recv(min(until, last + frame_s))
@@ -319,12 +333,15 @@ class ExtractionService:
     # -- workers ----------------------------------------------------------------------------------------
     def _checkout(self) -> _Worker:
         with self._lock:
-            while self._idle:
-                w = self._idle.pop()
-                if w.alive:
-                    return w
-                w.reap()
-        return _Worker(self.limits)
+            dead = [w for w in self._idle if not w.alive]
+            self._idle = [w for w in self._idle if w.alive]
+            # a worker that has finished starting first: a fresh one's imports would eat the job's time
+            w = next((w for w in reversed(self._idle) if w.poll_ready()), None) or (self._idle[-1] if self._idle else None)
+            if w is not None:
+                self._idle.remove(w)
+        for d in dead:
+            d.reap()
+        return w if w is not None else _Worker(self.limits)
 
     def _checkin(self, w: _Worker) -> None:
         if not w.alive or w.jobs >= self.limits.max_jobs or self._closed:
@@ -515,6 +532,12 @@ class ExtractionService:
             idle, self._idle = self._idle, []
         for w in idle:
             w.reap()
+
+
+def _job_env() -> dict[str, str]:
+    """The caller's settings a parser reads (``JOBENV_*``, ``PATH`` for helper programs), sent with each job so
+    a worker started earlier follows changes made since."""
+    return {k: v for k, v in os.environ.items() if k.startswith("JOBENV_") or k == "PATH"}
 
 
 def _collector(got: list[Any]) -> Callable[[tuple[Any, ...]], None]:
