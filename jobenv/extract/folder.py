@@ -29,6 +29,7 @@ __all__ = ["TOTAL_CAP", "TOTAL_MIN_SHARE", "scan_output", "extract_entry", "asse
 
 TOTAL_CAP = 600_000  # characters of all deliverables together in a judge's text (a request a judge accepts)
 TOTAL_MIN_SHARE = 1_000  # a file is shown with at least this much, or not at all
+_SECTION_OVERHEAD = 250  # a file's header line and cut marker, counted against the total
 
 
 def _read_manifest(root: Path) -> tuple[list[str], bool]:
@@ -107,12 +108,13 @@ def extract_entry(
 
 
 def _total_allowances(sizes: list[int], total_cap: int) -> list[int]:
-    """Characters each file may keep so that all of them fit ``total_cap``: files smaller than an equal
-    share are kept whole and what they leave is shared among the larger ones (as the official workbook budget
-    shares its characters among sheets). Past the first ``total_cap // TOTAL_MIN_SHARE`` files, none is kept."""
+    """Characters each file may keep so that all of them, with their headers and markers, fit ``total_cap``:
+    files smaller than an equal share are kept whole and what they leave is shared among the larger ones (as the
+    official workbook budget shares its characters among sheets). Files past the first
+    ``total_cap // (TOTAL_MIN_SHARE + _SECTION_OVERHEAD)`` keep nothing."""
     allow = [0] * len(sizes)
-    shown = list(range(min(len(sizes), max(1, total_cap // TOTAL_MIN_SHARE))))
-    left = total_cap
+    shown = list(range(min(len(sizes), max(1, total_cap // (TOTAL_MIN_SHARE + _SECTION_OVERHEAD)))))
+    left = max(0, total_cap - _SECTION_OVERHEAD * (len(shown) + 1))
     for k, i in enumerate(sorted(shown, key=lambda j: sizes[j])):
         share = left // (len(shown) - k)
         allow[i] = min(sizes[i], share)
