@@ -13,9 +13,11 @@ import pytest
 from jobenv.extract_service import STOPPED_TIME, ExtractionService, ExtractLimits
 from tests.support import hostile_files as H
 
+_OTHERS: set[int] = set()  # workers of other services in this process (the process-wide one), not counted
+
 
 def _workers_of_this_process() -> set[int]:
-    """Live extraction worker processes started by this process."""
+    """Live extraction worker processes started by this process for the test's own service."""
     me, out = os.getpid(), set()
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -28,11 +30,13 @@ def _workers_of_this_process() -> set[int]:
         fields = stat.rsplit(")", 1)[1].split()
         if int(fields[1]) == me and fields[0] != "Z" and b"jobenv._extract_worker" in cmd:
             out.add(int(pid))
-    return out
+    return out - _OTHERS
 
 
 @pytest.fixture
 def service():
+    _OTHERS.clear()
+    _OTHERS.update(_workers_of_this_process())
     svc = ExtractionService(ExtractLimits(workers=2, file_time_s=6, output_time_s=12, memory_mb=768))
     assert svc.wait_ready()
     yield svc
