@@ -139,18 +139,23 @@ async def crafted_steps(root: Path, time_limit: float) -> dict[str, Any]:
 
 
 async def episode(task: Any, hostile: bool, time_limit: float) -> tuple[str, float]:
-    env = JobEnv([task], sandbox="local", judge="checks", max_steps=None, time_limit_s=time_limit * 10)
+    """One episode; its status and reward come from the step that ended it (submit, or the time limit)."""
+    env = JobEnv([task], sandbox="local", judge="checks", max_steps=None, time_limit_s=max(120.0, time_limit * 40))
+    actions: list[dict[str, Any]] = []
+    if hostile:
+        actions += [{"name": "read", "arguments": {"file_path": f"task_folder/{n}"}}
+                    for n in ("slow.db", "glyphs.pdf", "strings.xlsx", "huge_values.db")]
+        actions += [{"name": "bash", "arguments": {"command": "cp task_folder/*.db task_folder/*.pdf task_folder/*.xlsx output/"}},
+                    {"name": "glob", "arguments": {"pattern": HOSTILE_GLOB}}]
+    actions += [{"name": "write", "arguments": {"file_path": "output/answer.md", "content": "Total: 600\n"}},
+                {"name": "submit", "arguments": {}}]
     try:
         await env.areset()
-        if hostile:
-            for name in ("slow.db", "glyphs.pdf", "strings.xlsx", "huge_values.db"):
-                await env.astep({"name": "read", "arguments": {"file_path": f"task_folder/{name}"}})
-            await env.astep({"name": "bash", "arguments": {"command": "cp task_folder/*.db task_folder/*.pdf "
-                                                                      "task_folder/*.xlsx output/"}})
-            await env.astep({"name": "glob", "arguments": {"pattern": HOSTILE_GLOB}})
-        await env.astep({"name": "write", "arguments": {"file_path": "output/answer.md", "content": "Total: 600\n"}})
-        _, reward, done, _, info = await env.astep({"name": "submit", "arguments": {}})
-        return str(info.get("status")), float(reward)
+        for action in actions:
+            _, reward, done, truncated, info = await env.astep(action)
+            if done or truncated:
+                return str(info.get("status")), float(reward)
+        return "never ended", 0.0
     finally:
         await env.aclose()
 
