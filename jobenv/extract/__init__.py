@@ -25,17 +25,26 @@ import base64
 import csv
 import hashlib
 import io
-import json
-import os
 import re
 import sqlite3
-import stat
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .bounds import (
+    PARSE_MAX_BYTES,
+    PDF_MAX_GLYPHS_PER_PAGE,
+    PDF_MAX_PAGES,
+    SQLITE_CELL_CHARS,
+    SQLITE_MAX_CHARS,
+    SQLITE_MAX_VALUE_BYTES,
+    SQLITE_TIME_S,
+    OverBudget,
+    check_archive,
+    layout_within_glyph_cap,
+)
 from .recalc import recalculate
 from .sheets import formula_values
 
@@ -50,8 +59,14 @@ __all__ = [
     "ExtractedFile",
     "ImageRef",
     "Extraction",
+    "TOTAL_CAP",
+    "OverBudget",
+    "check_archive",
     "extract_file",
     "extract_output",
+    "scan_output",
+    "extract_entry",
+    "assemble_output",
     "is_visual_rubric",
     "select_images",
     "recalculate",
@@ -79,6 +94,7 @@ IMAGE_EXTENSIONS = {
 }
 OTHER_IMAGE_EXTENSIONS = frozenset("bmp tif tiff svg ico heic".split())
 SQLITE_EXTENSIONS = frozenset({"db", "sqlite", "sqlite3"})
+_PARSED_EXTENSIONS = frozenset({"xlsx", "xlsm", "xls", "docx", "pdf", "pptx", "ipynb"}) | SQLITE_EXTENSIONS
 
 # The official rule for a "visual" rubric (it then gets images): one of these whole words, any case.
 # Deliberately narrow, as there: "plots", "figures", "chart" and "graph" do not count.
@@ -236,11 +252,15 @@ def _extract_pdf(path: Path, cap: int | None = DEFAULT_CAP) -> str:
     with pdfplumber.open(path) as pdf:
         n_pages = len(pdf.pages)
         for i, page in enumerate(pdf.pages, 1):
-            if budget.stopped:  # later pages would be cut anyway: do not pay for reading them
-                parts.append(f"[... truncated by jobenv: pages {i}-{n_pages} not shown; the per-file cap was reached ...]")
+            if budget.stopped or i > PDF_MAX_PAGES:  # later pages would be cut anyway: do not pay for reading them
+                why = "the per-file cap was reached" if budget.stopped else f"only {PDF_MAX_PAGES:,} pages are read"
+                parts.append(f"[... truncated by jobenv: pages {i}-{n_pages} not shown; {why} ...]")
                 break
             try:
-                text = page.extract_text(layout=True) or ""
+                if layout_within_glyph_cap(page):
+                    text = page.extract_text(layout=True) or ""
+                else:
+                    text = f"[extraction stopped: the page holds over {PDF_MAX_GLYPHS_PER_PAGE:,} glyphs]"
             except Exception as exc:  # one bad page must not hide the others
                 text = _failed(exc)
             # layout mode pads with spaces; trailing ones carry nothing
@@ -301,32 +321,67 @@ def _quote_ident(name: str) -> str:
 
 
 def _extract_sqlite(path: Path) -> str:
+    import time
+
     # read-only and immutable: never create journal files next to the deliverable
     uri = "file:" + str(path.resolve()).replace("?", "%3f").replace("#", "%23") + "?mode=ro&immutable=1"
     con = sqlite3.connect(uri, uri=True)
+    deadline = time.monotonic() + SQLITE_TIME_S
+    # generated columns, views and huge printf() values are computed while reading: bound time and value size
+    con.set_progress_handler(lambda: int(time.monotonic() > deadline), 100)
+    con.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, SQLITE_MAX_VALUE_BYTES)
+    budget = _Budget(SQLITE_MAX_CHARS)
     try:
         con.text_factory = lambda b: b.decode("utf-8", errors="replace")
         schema = con.execute(
             "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type='table' DESC, name"
         ).fetchall()
         parts = ["--- schema ---"]
-        parts.extend(sql.strip() + ";" for _, _, sql in schema)
+        parts.extend(_sqlite_cell(sql.strip()) + ";" for _, _, sql in schema)
         tables = [name for typ, name, _ in schema if typ == "table" and not name.startswith("sqlite_")]
         for name in tables:
-            q = _quote_ident(name)
-            count = con.execute(f"SELECT COUNT(*) FROM {q}").fetchone()[0]
-            cur = con.execute(f"SELECT * FROM {q} LIMIT {SQLITE_ROW_LIMIT}")
-            cols = [d[0] for d in cur.description or []]
-            rows = cur.fetchall()
-            shown = f" (first {len(rows)} shown)" if count > len(rows) else ""
-            parts.append(f"--- table {name}: {count} rows{shown} ---\n" + _rows_to_csv([cols, *rows]).rstrip("\n"))
+            if budget.stopped:
+                parts.append(f"--- table {name}: [not shown: the database dump reached {SQLITE_MAX_CHARS:,} characters]")
+                continue
+            try:
+                parts.append(_sqlite_table(con, name, budget))
+            except sqlite3.Error as exc:  # one table over a bound must not hide the others
+                why = "over the time budget" if time.monotonic() > deadline else str(exc)
+                parts.append(f"--- table {name} ---\n[extraction stopped: {why}]")
         return "\n".join(parts)
     finally:
         con.close()
 
 
+def _sqlite_cell(value: Any) -> str:
+    text = _cell_str(value)
+    if len(text) > SQLITE_CELL_CHARS:
+        return text[:SQLITE_CELL_CHARS] + f" [... cell cut: {len(text) - SQLITE_CELL_CHARS:,} more characters]"
+    return text
+
+
+def _sqlite_table(con: sqlite3.Connection, name: str, budget: _Budget) -> str:
+    q = _quote_ident(name)
+    count = con.execute(f"SELECT COUNT(*) FROM {q}").fetchone()[0]
+    cur = con.execute(f"SELECT * FROM {q} LIMIT {SQLITE_ROW_LIMIT}")
+    cols = [d[0] for d in cur.description or []]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(cols)
+    n = 0
+    for row in cur:  # one row at a time: a table of huge values never sits in memory at once
+        start = buf.tell()
+        w.writerow([_sqlite_cell(v) for v in row])
+        n += 1
+        if not budget.take(buf.tell() - start):
+            buf.write(f"[... truncated by jobenv: the database dump reached {SQLITE_MAX_CHARS:,} characters ...]\n")
+            break
+    shown = f" (first {n} shown)" if count > n else ""
+    return f"--- table {name}: {count} rows{shown} ---\n" + buf.getvalue().rstrip("\n")
+
+
 def extract_file(path: Path, *, mode: ExtractMode = "values", cap: int | None = DEFAULT_CAP) -> str:
-    """Render one file as text, capped at ``cap`` characters with a visible marker (SQLite is never capped).
+    """Render one file as text, capped at ``cap`` characters with a visible marker (a SQLite dump has its own bounds).
 
     Never raises: an unreadable or malformed file yields ``[extraction failed: ...]``. ``mode`` only
     matters for xlsx workbooks (``formulas`` lists every formula cell in the evidence blocks).
@@ -348,9 +403,13 @@ def _extract_one(path: Path, mode: str, cap: int | None) -> tuple[str, str, bool
                 marker = f"\n[... truncated by jobenv: showing the first {cap:,} characters of a {size:,}-byte file ...]"
                 return head + marker, "text", True, False
             kind, text = "text", _read_text(path)
+        elif ext in _PARSED_EXTENSIONS and path.stat().st_size > PARSE_MAX_BYTES:
+            return (f"[extraction stopped: the file is {path.stat().st_size / 2**20:,.0f} MiB, over the "
+                    f"{PARSE_MAX_BYTES // 2**20} MiB that are parsed]"), "failed", False, True
         elif ext in ("xlsx", "xlsm"):
             from .sheets import WORKBOOK_BUDGET, render_workbook
 
+            check_archive(path)
             kind = "workbook"
             budget = None if not cap or cap <= 0 else min(WORKBOOK_BUDGET, cap - min(10_000, cap // 20))
             text = render_workbook(path, budget=budget, list_all=mode == "formulas")
@@ -359,10 +418,12 @@ def _extract_one(path: Path, mode: str, cap: int | None) -> tuple[str, str, bool
             if mode == "formulas":
                 text = "(legacy .xls: formulas are not available; cached values shown)\n" + text
         elif ext == "docx":
+            check_archive(path)
             kind, text = "docx", _extract_docx(path)
         elif ext == "pdf":
             kind, text = "pdf", _extract_pdf(path, cap)
         elif ext == "pptx":
+            check_archive(path)
             kind, text = "pptx", _extract_pptx(path)
         elif ext in SQLITE_EXTENSIONS:
             return _extract_sqlite(path), "sqlite", False, False
@@ -374,6 +435,10 @@ def _extract_one(path: Path, mode: str, cap: int | None) -> tuple[str, str, bool
             return f"[image file: {name}, {path.stat().st_size:,} bytes]", "image", False, False
         else:
             return f"[binary/unsupported file: {name}, {path.stat().st_size:,} bytes]", "binary", False, False
+    except OverBudget as exc:
+        return f"[extraction stopped: {exc}]", "failed", False, True
+    except MemoryError:
+        return "[extraction stopped: over the memory budget]", "failed", False, True
     except Exception as exc:  # a broken deliverable is visible to the judge, never silent
         return _failed(exc), "failed", False, True
     if (kind == "workbook" and ext != "xls" or kind == "pdf") and cap:
@@ -407,6 +472,7 @@ def _images_of(path: Path, rel: str) -> list[ImageRef]:
             if path.stat().st_size <= MAX_IMAGE_BYTES:
                 out.append(_image_ref(rel, IMAGE_EXTENSIONS[ext], path.read_bytes()))
         elif ext == "docx":
+            check_archive(path)
             with zipfile.ZipFile(path) as zf:
                 for info in sorted(zf.infolist(), key=lambda i: i.filename):
                     iext = info.filename.rsplit(".", 1)[-1].lower()
@@ -440,90 +506,4 @@ def select_images(extraction: Extraction, limit: int = 8) -> list[ImageRef]:
     return extraction.images[: max(0, limit)]
 
 
-# ---------------------------------------------------------------------------------------------- walking
-
-
-def _read_manifest(root: Path) -> tuple[list[str], bool]:
-    """Entries of the sandbox export's rejection manifest, and whether the manifest itself was unreadable."""
-    p = root / REJECTED_MANIFEST
-    if not p.exists() and not p.is_symlink():
-        return [], False
-    try:
-        if p.is_symlink() or not p.is_file():
-            return [], True
-        data = json.loads(p.read_text(encoding="utf-8"))
-        if not isinstance(data, list):
-            return [], True
-        return [str(x) for x in data], False
-    except (OSError, ValueError):
-        return [], True
-
-
-def _walk(root: Path) -> tuple[list[str], list[str]]:
-    """Regular files (relative posix paths) and refused entries, never following links.
-
-    os.walk without followlinks never descends into a linked directory; every entry is lstat-ed, and
-    anything that is neither a regular file nor a real directory (symlink, fifo, socket, device) is refused.
-    """
-    files: list[str] = []
-    rejected: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        base = Path(dirpath)
-        for name in dirnames + filenames:
-            rel = (base / name).relative_to(root).as_posix()
-            try:
-                mode = os.lstat(base / name).st_mode
-            except OSError:
-                rejected.append(rel)
-                continue
-            if stat.S_ISREG(mode):
-                files.append(rel)
-            elif not stat.S_ISDIR(mode):
-                rejected.append(rel)
-    return sorted(files), sorted(rejected)
-
-
-def extract_output(
-    output_dir: Path, *, mode: ExtractMode = "values", cap: int | None = DEFAULT_CAP, with_images: bool = True
-) -> Extraction:
-    """Extract every regular file under ``output_dir`` in sorted relative-path order.
-
-    Never raises for deliverable problems. A missing directory gives an empty extraction with the
-    directory itself in ``rejected`` (fail-closed: graders report an error, not a zero). Symlinks and
-    special files are listed in ``rejected`` and never read; so are entries named in the sandbox export's
-    ``.jobenv_rejected.json`` (an unreadable manifest rejects itself).
-    """
-    root = Path(output_dir)
-    ex = Extraction(root=root, mode=mode)
-    if root.is_symlink() or not root.is_dir():
-        ex.rejected = [f"{root} (output directory missing or not a directory)"]
-        return ex
-    files, rejected = _walk(root)
-    manifest, bad_manifest = _read_manifest(root)
-    if REJECTED_MANIFEST in rejected:
-        rejected.remove(REJECTED_MANIFEST)
-        bad_manifest = True
-    if REJECTED_MANIFEST in files:
-        files.remove(REJECTED_MANIFEST)
-    if bad_manifest:
-        rejected.append(f"{REJECTED_MANIFEST} (unreadable)")
-    ex.rejected = sorted(set(rejected) | set(manifest))
-    sections = []
-    seen: set[str] = set()
-    for rel in files:
-        path = root / rel
-        text, kind, truncated, failed = _extract_one(path, mode, cap)
-        try:
-            size = path.stat().st_size
-        except OSError:
-            size = 0
-        ex.files.append(ExtractedFile(path=rel, kind=kind, text=text, size=size, truncated=truncated, failed=failed))
-        sections.append(f"===== FILE: {rel} =====\n{text.rstrip()}\n")
-    if with_images:
-        for rel in sorted((r for r in files if _image_group(r) < 3), key=lambda r: (_image_group(r), r)):
-            for img in _images_of(root / rel, rel):
-                if img.sha256 not in seen:
-                    seen.add(img.sha256)
-                    ex.images.append(img)
-    ex.text = "\n".join(sections)
-    return ex
+from .folder import TOTAL_CAP, assemble_output, extract_entry, extract_output, scan_output  # noqa: E402

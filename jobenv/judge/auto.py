@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeConfigError
-from ..extract import Extraction, ExtractMode, extract_output
+from ..extract import Extraction, ExtractMode
+from ..extract_service import extraction_service
 from .base import Judge, empty_output_report, rejected_report
 from .checks import ChecksJudge, evaluate_rubrics
 from .config import JUDGE_KINDS, JudgeConfig
@@ -60,7 +61,7 @@ class AutoJudge(Judge):
             return await self._llm.grade(task, output_dir)
         t0 = time.perf_counter()
         try:
-            ex = await asyncio.to_thread(extract_output, Path(output_dir), mode=self.mode)
+            ex = await extraction_service().extract_output(Path(output_dir), mode=self.mode)
             if ex.rejected:
                 return rejected_report(task, ex, self.kind, None, self.mode, t0)
             if ex.empty:

@@ -56,7 +56,8 @@ from ..check_models import (
     TextCheck,
     check_leaves,
 )
-from ..extract import Extraction, ExtractMode, extract_output
+from ..extract import Extraction, ExtractMode
+from ..extract_service import extraction_service
 from . import reading
 from .base import Judge, empty_output_report, rejected_report
 from .facts import Verdict, allowed, close, judge_field_value
@@ -155,7 +156,9 @@ class CheckContext:
         return self._memo("numbers", rel, make)
 
     def tables(self, rel: str) -> list[tuple[str, list[list[Any]]]] | str:
-        return self._memo("tables", rel, lambda: reading.read_tables(self.extraction.root / rel))
+        # parsed in a bounded worker, like the extraction: a table file is agent-controlled bytes too
+        return self._memo("tables", rel, lambda: extraction_service().call_sync(
+            "jobenv.judge.reading:read_tables", self.extraction.root / rel))
 
 
 def _check_field(c: FieldCheck, ctx: CheckContext) -> Verdict:
@@ -344,7 +347,7 @@ def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction |
     elif isinstance(source, Extraction):
         ctx = CheckContext(source)
     else:
-        ctx = CheckContext(extract_output(Path(source), with_images=False))
+        ctx = CheckContext(extraction_service().extract_output_sync(Path(source), with_images=False))
     positives = [leaf for r in rubrics for c in (r.checks or []) for leaf in check_leaves(c) if _positive_leaf(leaf)]
     out: list[list[Verdict | None]] = []
     for r in rubrics:
@@ -410,8 +413,8 @@ class ChecksJudge(Judge):
                                   "configured"],
                     latency_s=time.perf_counter() - t0,
                 )
-            ex = extraction if extraction is not None else extract_output(Path(output_dir), mode=self.mode,
-                                                                           with_images=False)
+            ex = extraction if extraction is not None else extraction_service().extract_output_sync(
+                Path(output_dir), mode=self.mode, with_images=False)
             if ex.rejected:
                 return rejected_report(task, ex, self.kind, None, self.mode, t0)
             if ex.empty:

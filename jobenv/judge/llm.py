@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import JudgeConfigError
-from ..extract import Extraction, ExtractMode, ImageRef, extract_output, is_visual_rubric, select_images
+from ..extract import Extraction, ExtractMode, ImageRef, is_visual_rubric, select_images
+from ..extract_service import extraction_service
 from .base import Judge, empty_output_report, rejected_report
 from .config import CONFIG_HINT, DEFAULT_MAX_COMPLETION_TOKENS, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, JudgeConfig
 from .report import CriterionResult, GradeReport, RubricResult, Usage, build_report
@@ -352,7 +353,7 @@ class LLMJudge(Judge):
     async def grade(self, task: Any, output_dir: Path) -> GradeReport:
         t0 = time.perf_counter()
         try:
-            ex = await asyncio.to_thread(extract_output, Path(output_dir), mode=self.mode)
+            ex = await extraction_service().extract_output(Path(output_dir), mode=self.mode)
             return await self.grade_extraction(task, ex, t0=t0)
         except Exception as exc:  # fail-closed: never a score from a crashed grader
             return build_report(task, [], judge_kind=self.kind, judge_model=self.model, mode=self.mode,

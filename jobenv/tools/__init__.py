@@ -15,7 +15,7 @@ that says what went wrong and how to fix it.
 
 from __future__ import annotations
 
-from .listing import glob_to_regex
+from .globmatch import GlobPattern, compile_glob
 from .params import (
     BashParams,
     EditOperation,
@@ -68,7 +68,8 @@ __all__ = [
     "SubmitParams",
     "ToolResult",
     "Toolbox",
-    "glob_to_regex",
+    "GlobPattern",
+    "compile_glob",
     "sample_actions",
     "tool_schemas",
     "tool_spec",

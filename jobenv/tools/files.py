@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import posixpath
+import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +27,8 @@ EXTRACTED_SUFFIXES = frozenset(
 )
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".svg"})
 MAX_LINE_CHARS = 2000
+READ_MAX_BYTES = 32 * 1024 * 1024  # larger files are not loaded at all (bash can look at parts of them)
+READ_TEXT_BYTES = 8 * 1024 * 1024  # of a text file, what is decoded and paged through
 
 
 # -- read -----------------------------------------------------------------------------------------------
@@ -32,13 +36,21 @@ async def read_file(tb: Toolbox, p: ReadParams) -> ToolResult:
     rel = workspace_relpath(p.file_path)
     if not rel:
         return tool_error("read", f"{WORKSPACE} is a folder; use ls or glob to see its files", "is_dir")
+    size = await _file_size(tb, rel)
+    if isinstance(size, ToolResult):
+        return size
+    if size > READ_MAX_BYTES:  # never pull a huge (or sparse) file into this process
+        return tool_error(
+            "read", f"{display_path(rel)} is {human_size(size)}, more than read loads ({human_size(READ_MAX_BYTES)}); "
+            "look at parts of it through bash (head, sed -n, a Python script)", "too_large"
+        )
     data = await _read_bytes(tb, rel, "read")
     if isinstance(data, ToolResult):
         return data
     suffix = posixpath.splitext(rel)[1].lower()
     note = ""
     if suffix in EXTRACTED_SUFFIXES:
-        text = await _extract(rel, data)
+        text = await _extract(tb, rel, data)
         note = f"[{display_path(rel)}: {suffix[1:]} file shown as extracted text]\n"
     elif suffix in IMAGE_SUFFIXES:
         return ToolResult(
@@ -54,7 +66,10 @@ async def read_file(tb: Toolbox, p: ReadParams) -> ToolResult:
             metadata={"binary": True},
         )
     else:
-        text = data.decode("utf-8", errors="replace")
+        text = data[:READ_TEXT_BYTES].decode("utf-8", errors="replace")
+        if len(data) > READ_TEXT_BYTES:
+            note = (f"[{display_path(rel)} is {human_size(len(data))}: read shows its first "
+                    f"{human_size(READ_TEXT_BYTES)}; use bash (tail, sed -n) for the rest]\n")
     if not text:
         return ToolResult(name="read", text=f"{note}({display_path(rel)} is empty)")
     lines = text.split("\n")
@@ -83,6 +98,20 @@ async def read_file(tb: Toolbox, p: ReadParams) -> ToolResult:
     return ToolResult(name="read", text=body, metadata={"lines": len(lines), "shown": [start + 1, i]})
 
 
+async def _file_size(tb: Toolbox, rel: str) -> int | ToolResult:
+    """The size of regular file ``rel`` (from a listing, without reading it), or the error to show."""
+    try:
+        entries = await tb.sandbox.list_files(rel)
+    except WorkspacePathError:
+        raise
+    except JobenvError:
+        return tool_error("read", f"{display_path(rel)} does not exist", "not_found")
+    # a file lists as itself (under its target's name when reached through a link inside the workspace)
+    if len(entries) == 1 and entries[0].type != "dir" and posixpath.basename(entries[0].path) == posixpath.basename(rel):
+        return entries[0].size
+    return tool_error("read", f"{display_path(rel)} is a folder; use ls or glob to see its files", "is_dir")
+
+
 async def _read_bytes(tb: Toolbox, rel: str, tool: str) -> bytes | ToolResult:
     try:
         return await tb.sandbox.read_file(rel)
@@ -107,18 +136,20 @@ async def _kind(tb: Toolbox, rel: str) -> str | None:
     return next((e.type for e in entries if e.path == rel), None)
 
 
-async def _extract(rel: str, data: bytes) -> str:
-    from ..extract import extract_file  # lazy: pulls in pandas/openpyxl
+async def _extract(tb: Toolbox, rel: str, data: bytes) -> str:
+    """The text the judge would see, parsed by the bounded extraction workers within the episode's deadline."""
+    from ..extract_service import STOPPED_TIME, extraction_service
 
-    name = posixpath.basename(rel)
-
-    def work() -> str:
-        with tempfile.TemporaryDirectory(prefix="jobenv-read-") as tmp:
-            path = Path(tmp) / name
-            path.write_bytes(data)
-            return extract_file(path, mode="formulas")
-
-    return await asyncio.to_thread(work)
+    left = None if tb.deadline is None else tb.deadline - time.monotonic()
+    if left is not None and left <= 0:
+        return STOPPED_TIME
+    tmp = await asyncio.to_thread(tempfile.mkdtemp, prefix="jobenv-read-")
+    try:
+        path = Path(tmp) / posixpath.basename(rel)
+        await asyncio.to_thread(path.write_bytes, data)
+        return await extraction_service().extract_file(path, mode="formulas", time_s=left)
+    finally:
+        await asyncio.to_thread(shutil.rmtree, tmp, True)
 
 
 # -- write / edit ---------------------------------------------------------------------------------------

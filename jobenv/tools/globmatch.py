@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 __all__ = ["GlobPattern", "compile_glob"]
 
-_LIT, _ANY, _CLASS, _STAR, _GSTAR, _GSLASH = range(6)
+_LIT, _ANY, _CLASS, _STAR, _GSTAR, _GSLASH, _GSINNER = range(7)
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,9 @@ def _tokens(pattern: str) -> list[_Token]:
             out.append(_Token(_LIT, char=c))
             i += 1
             continue
-        # runs of one star kind collapse: "***" within a segment means no more than "*"
-        if not (out and out[-1].kind == kind and kind != _GSLASH):
+        if kind == _GSLASH:  # "**/" is (.*/)? : an entry that may skip, and a loop that leaves on "/"
+            out += [_Token(_GSLASH), _Token(_GSINNER)]
+        elif not (out and out[-1].kind == kind):  # "***" within a segment means no more than "*"
             out.append(_Token(kind))
         i += step
     return out
@@ -95,7 +96,8 @@ class GlobPattern:
         self._tokens = _tokens(pattern)
         n = len(self._tokens)
         self._accept = 1 << n
-        self._skippable = sum(1 << i for i, t in enumerate(self._tokens) if t.kind in (_STAR, _GSTAR, _GSLASH))
+        self._skip1 = sum(1 << i for i, t in enumerate(self._tokens) if t.kind in (_STAR, _GSTAR, _GSLASH))
+        self._skip2 = sum(1 << i for i, t in enumerate(self._tokens) if t.kind == _GSLASH)
         self._steps: dict[str, tuple[int, int]] = {}
 
     def _step_masks(self, ch: str) -> tuple[int, int]:
@@ -110,10 +112,12 @@ class GlobPattern:
                         stay |= bit
                 elif t.kind == _GSTAR:
                     stay |= bit
-                elif t.kind == _GSLASH:
+                elif t.kind == _GSINNER:
                     stay |= bit
                     if ch == "/":
                         advance |= bit
+                elif t.kind == _GSLASH:
+                    continue  # consumes nothing itself: its closure enters the loop or skips past it
                 elif t.accepts(ch):
                     advance |= bit
             masks = (advance, stay)
@@ -123,7 +127,7 @@ class GlobPattern:
 
     def _closure(self, states: int) -> int:
         while True:
-            grown = states | ((states & self._skippable) << 1)
+            grown = states | ((states & self._skip1) << 1) | ((states & self._skip2) << 2)
             if grown == states:
                 return states
             states = grown

@@ -3,55 +3,24 @@ inside the sandbox with GNU grep). Each returns a :class:`ToolResult`; agent mis
 
 from __future__ import annotations
 
+import asyncio
 import posixpath
-import re
 import shlex
 from typing import TYPE_CHECKING
 
 from ..sandbox.base import WORKSPACE, FileEntry, cap_output, workspace_relpath
+from .globmatch import compile_glob
 from .params import GlobParams, GrepParams, LsParams
 from .result import ToolResult, display_path, human_size, listing_base, tool_error
 
 if TYPE_CHECKING:
     from .toolbox import Toolbox
 
-__all__ = ["MAX_LIST_ENTRIES", "glob_to_regex", "find_files", "list_folder", "grep_files"]
+__all__ = ["MAX_LIST_ENTRIES", "find_files", "list_folder", "grep_files"]
 
 MAX_LIST_ENTRIES = 1000
-
-
-def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a glob over POSIX relative paths: ``*``/``?``/``[..]`` within one segment, ``**`` across them."""
-    i, out = 0, []
-    while i < len(pattern):
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[":
-            j = pattern.find("]", i + 2)
-            if j == -1:
-                out.append(re.escape(c))
-                i += 1
-            else:
-                body = pattern[i + 1 : j]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j + 1
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return re.compile("".join(out) + r"\Z", re.DOTALL)
+# Matching is linear, but a listing of many long names is still real work: past this many, leave the loop.
+_OFF_LOOP_ENTRIES = 256
 
 
 async def find_files(tb: Toolbox, p: GlobParams) -> ToolResult:
@@ -64,18 +33,22 @@ async def find_files(tb: Toolbox, p: GlobParams) -> ToolResult:
         pattern = pattern[len(WORKSPACE) + 1 :]
         base = ""
     entries = await tb.sandbox.list_files(base)
-    rx = glob_to_regex(pattern)
+    matcher = compile_glob(pattern)
     by_name = "/" not in pattern
     base = listing_base(entries, base)
     prefix = f"{base}/" if base else ""
-    hits = []
-    for e in entries:
-        if e.type == "dir":
-            continue
-        sub = e.path[len(prefix):] if prefix and e.path.startswith(prefix) else e.path
-        target = posixpath.basename(sub) if by_name else sub
-        if rx.match(target):
-            hits.append(e.path)
+
+    def select() -> list[str]:
+        hits = []
+        for e in entries:
+            if e.type == "dir":
+                continue
+            sub = e.path[len(prefix):] if prefix and e.path.startswith(prefix) else e.path
+            if matcher.match(posixpath.basename(sub) if by_name else sub):
+                hits.append(e.path)
+        return hits
+
+    hits = await asyncio.to_thread(select) if len(entries) > _OFF_LOOP_ENTRIES else select()
     if not hits:
         return ToolResult(name="glob", text=f"No files match {p.pattern!r} under {display_path(base)}.", metadata={"count": 0})
     shown = hits[:MAX_LIST_ENTRIES]
@@ -83,6 +56,7 @@ async def find_files(tb: Toolbox, p: GlobParams) -> ToolResult:
     if len(hits) > len(shown):
         text += f"\n[{len(hits) - len(shown)} more matches not shown; narrow the pattern]"
     return ToolResult(name="glob", text=text, metadata={"count": len(hits)})
+
 
 async def list_folder(tb: Toolbox, p: LsParams) -> ToolResult:
     rel = workspace_relpath(p.path)
@@ -103,11 +77,14 @@ async def list_folder(tb: Toolbox, p: LsParams) -> ToolResult:
             counts[head] = counts.get(head, 0) + 1
         else:
             children[head] = e
-    ignore = [glob_to_regex(g) for g in (p.ignore or [])]
+    ignore = [compile_glob(g) for g in (p.ignore or [])]
+
+    def kept() -> list[str]:
+        return [name for name in sorted(children) if not any(m.match(name) for m in ignore)]
+
+    names = await asyncio.to_thread(kept) if ignore and len(children) * len(ignore) > _OFF_LOOP_ENTRIES else kept()
     rows = []
-    for name in sorted(children):
-        if any(rx.match(name) for rx in ignore):
-            continue
+    for name in names:
         e = children[name]
         if e.type == "dir":
             rows.append(f"{name}/  ({counts.get(name, 0)} entries inside)")
@@ -124,6 +101,7 @@ async def list_folder(tb: Toolbox, p: LsParams) -> ToolResult:
     if len(rows) > len(shown):
         text += f"\n[{len(rows) - len(shown)} more entries not shown]"
     return ToolResult(name="ls", text=text, metadata={"count": len(rows)})
+
 
 async def grep_files(tb: Toolbox, p: GrepParams) -> ToolResult:
     rel = workspace_relpath(p.path or ".")
@@ -155,7 +133,7 @@ async def grep_files(tb: Toolbox, p: GrepParams) -> ToolResult:
         f'case "$r" in {WORKSPACE}|{WORKSPACE}/*) ;; *) echo \'jobenv: outside workspace\' >&2; exit 4;; esac\n'
         + " ".join(shlex.quote(a) for a in args)
     )
-    res = await tb.sandbox.run(script)
+    res = await tb.sandbox.run(script, tb.command_timeout(None))
     if res.exit_code == 3:
         return tool_error("grep", f"{display_path(rel)} does not exist", "not_found")
     if res.exit_code == 4:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 from .params import BashParams
@@ -18,11 +17,7 @@ async def run_bash(tb: Toolbox, p: BashParams) -> ToolResult:
     """Run ``p.command``; a timeout is reported (``ok=False``), a non-zero exit code is not an error."""
     if not p.command.strip():
         return tool_error("bash", "command is empty", "invalid_arguments")
-    timeout = p.timeout
-    if tb.deadline is not None:
-        # An episode time limit also bounds a single command, so one call cannot overrun it by much.
-        left = max(1.0, tb.deadline - time.monotonic())
-        timeout = min(timeout if timeout is not None else tb.sandbox.limits.timeout_s, left)
+    timeout = tb.command_timeout(p.timeout)
     res = await tb.sandbox.run(p.command, timeout)
     notes = []
     if res.timed_out:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from ..errors import JobenvError, WorkspacePathError
@@ -26,6 +27,14 @@ class Toolbox:
         limit = getattr(getattr(sandbox, "limits", None), "output_chars", 30_000)
         self.output_chars = int(limit)
         self.read_char_budget = read_char_budget or max(self.output_chars, 30_000)
+
+    def command_timeout(self, requested: float | None) -> float | None:
+        """The timeout of one sandbox command: ``requested`` (None: the sandbox default), cut to what is left
+        before :attr:`deadline` so one call cannot overrun the episode's time limit by much."""
+        if self.deadline is None:
+            return requested
+        left = max(1.0, self.deadline - time.monotonic())
+        return min(requested if requested is not None else self.sandbox.limits.timeout_s, left)
 
     async def call(self, name: str, arguments: Any = None) -> ToolResult:
         """Run tool ``name``; errors of any kind come back as ``ToolResult(ok=False)`` with an explanation."""

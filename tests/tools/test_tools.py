@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import ValidationError
 
-from jobenv.tools import TOOL_NAMES, TOOL_PARAMS, Toolbox, glob_to_regex, tool_schemas, validate_arguments
+from jobenv.tools import TOOL_NAMES, TOOL_PARAMS, Toolbox, compile_glob, tool_schemas, validate_arguments
 
 
 # ---------------------------------------------------------------------------------------------- bash
@@ -173,11 +174,13 @@ def test_glob_patterns(with_tools):
     assert not r["out"].ok and "/workspace" in r["out"].text
 
 
-def test_glob_to_regex_semantics():
-    assert glob_to_regex("**/*.py").match("a/b/c.py") and glob_to_regex("**/*.py").match("c.py")
-    assert not glob_to_regex("*.py").match("a/c.py")
-    assert glob_to_regex("data_[0-9].csv").match("data_7.csv") and not glob_to_regex("data_[!0-9].csv").match("data_7.csv")
-    assert glob_to_regex("a?c").match("abc") and not glob_to_regex("a?c").match("a/c")
+def test_glob_semantics():
+    assert compile_glob("**/*.py").match("a/b/c.py") and compile_glob("**/*.py").match("c.py")
+    assert not compile_glob("*.py").match("a/c.py")
+    assert compile_glob("data_[0-9].csv").match("data_7.csv") and not compile_glob("data_[!0-9].csv").match("data_7.csv")
+    assert compile_glob("a?c").match("abc") and not compile_glob("a?c").match("a/c")
+    assert compile_glob("a/**").match("a/b/c") and compile_glob("**").match("x/y") and not compile_glob("a/*").match("a/b/c")
+    assert compile_glob("[x").match("[x") and compile_glob("a*b*c").match("aXbYc") and not compile_glob("a*b*c").match("aXbY")
 
 
 def test_grep_modes_and_failures(with_tools):
@@ -298,7 +301,7 @@ def test_validate_arguments_round_trips_schema_examples():
     assert set(samples) == set(TOOL_PARAMS)
     for name, args in samples.items():
         assert not isinstance(validate_arguments(name, args), str), name
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         TOOL_PARAMS["bash"].model_validate({})
 
 

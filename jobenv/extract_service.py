@@ -1,0 +1,587 @@
+"""Bounded extraction: deliverables are parsed in worker processes with a memory and a wall-clock limit.
+
+The agent controls every byte of the files it writes, and the ``read`` tool, the checks judge and the LLM
+judge all parse such files. Here every parse runs in a small pool of worker processes shared by the whole
+trainer process (at most :attr:`ExtractLimits.workers` at once, whatever the number of episodes): each worker
+runs under an address-space limit, a job that overruns its time is killed together with its worker, and so is
+a job whose caller is cancelled, so no thread or process keeps burning CPU for a step that is over. The
+trainer only ever receives bounded text.
+
+Failure behaviour: nothing here raises for anything a file does. A file that is stopped reads
+``[extraction stopped: over the time budget]`` (or ``... over the memory budget`` / ``... the parser process
+failed``); a whole output directory that runs out of time keeps the files extracted so far and marks the rest.
+Cancellation (``asyncio.CancelledError``) propagates after the worker is killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import collections
+import concurrent.futures
+import io
+import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import ConfigError
+from .extract import (
+    DEFAULT_CAP,
+    TOTAL_CAP,
+    ExtractedFile,
+    Extraction,
+    ExtractMode,
+    ImageRef,
+    assemble_output,
+    scan_output,
+)
+
+__all__ = [
+    "STOPPED_TIME",
+    "STOPPED_MEMORY",
+    "STOPPED_CRASH",
+    "CALLABLES",
+    "ExtractLimits",
+    "ExtractionService",
+    "extraction_service",
+    "configure_extraction",
+]
+
+STOPPED_TIME = "[extraction stopped: over the time budget]"
+STOPPED_MEMORY = "[extraction stopped: over the memory budget]"
+STOPPED_CRASH = "[extraction stopped: the parser process failed (out of memory or crashed)]"
+#: parsers other modules may run in a worker through :meth:`ExtractionService.call_sync`
+CALLABLES = frozenset({"jobenv.judge.reading:read_tables"})
+_MAX_FRAME = 160 * 1024 * 1024  # one file's text plus its share of images; anything larger is a fault
+
+
+class ExtractLimits(BaseModel):
+    """Limits of the extraction workers. ``from_env`` reads ``JOBENV_EXTRACT_<FIELD>`` (upper case)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    workers: int = Field(default=2, ge=1, le=32, description="worker processes at most, for the whole process")
+    memory_mb: int = Field(default=1536, ge=512, description="address-space limit of one worker")
+    file_time_s: float = Field(default=60.0, gt=0, description="wall-clock seconds for one file (recalculation included)")
+    output_time_s: float = Field(default=180.0, gt=0, description="wall-clock seconds for a whole output folder")
+    image_limit: int = Field(default=8, ge=0, description="distinct images kept from one output folder")
+    image_mb: int = Field(default=32, ge=0, description="bytes of images kept from one output folder")
+    max_jobs: int = Field(default=500, ge=1, description="jobs a worker runs before it is replaced (leaks)")
+
+    @classmethod
+    def from_env(cls) -> ExtractLimits:
+        """Defaults overridden by ``JOBENV_EXTRACT_WORKERS`` and the like; a bad value is a ConfigError."""
+        raw = {k: os.environ[f"JOBENV_EXTRACT_{k.upper()}"] for k in cls.model_fields
+               if os.environ.get(f"JOBENV_EXTRACT_{k.upper()}")}
+        try:
+            return cls.model_validate(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise ConfigError(f"JOBENV_EXTRACT_{str(first['loc'][0]).upper()}: {first['msg']}") from None
+
+
+class _Stopped(Exception):
+    """A job did not finish: ``marker`` says why (time, memory or crash)."""
+
+    def __init__(self, marker: str) -> None:
+        super().__init__(marker)
+        self.marker = marker
+
+
+# ---------------------------------------------------------------------------------------------- the wire
+
+_SAFE_GLOBALS = {
+    ("builtins", n) for n in ("list", "dict", "tuple", "set", "frozenset", "str", "bytes", "int", "float", "bool",
+                              "complex", "bytearray", "slice")
+} | {("datetime", n) for n in ("datetime", "date", "time", "timedelta", "timezone")} | {
+    ("jobenv.extract", "ExtractedFile"), ("jobenv.extract", "ImageRef"), ("copyreg", "_reconstructor"),
+    ("jobenv.judge.reading", "Uncomputed"), ("jobenv.judge.reading", "Num"),
+}
+
+
+class _Unpickler(pickle.Unpickler):
+    """Replies of a worker hold plain data only; a worker subverted by a hostile file cannot smuggle code."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _SAFE_GLOBALS:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"refused global {module}.{name} in an extraction reply")
+
+
+def _write_frame(fd: int, obj: Any) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(struct.pack(">Q", len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exact(fd: int, n: int, until: float | None) -> bytes | None:
+    """``n`` bytes from ``fd``; None at end of file. Raises _Stopped(time) once ``until`` passes."""
+    buf = bytearray()
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    while len(buf) < n:
+        if until is not None:
+            left = until - time.monotonic()
+            if left <= 0:
+                raise _Stopped(STOPPED_TIME)
+            if not poller.poll(max(1, int(left * 1000))):
+                continue
+        chunk = os.read(fd, min(n - len(buf), 1 << 20))
+        if not chunk:
+            return None
+        buf += chunk
+    return bytes(buf)
+
+
+# ---------------------------------------------------------------------------------------------- one worker
+
+
+class _Worker:
+    """One worker process speaking length-prefixed pickles over its stdin and stdout."""
+
+    def __init__(self, limits: ExtractLimits) -> None:
+        env = dict(os.environ)
+        # one thread per numeric library: the address-space limit must not be spent on idle thread stacks
+        env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MALLOC_ARENA_MAX="2")
+        here = str(Path(__file__).resolve().parent.parent)  # the jobenv this process runs, not another one
+        env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        debug = os.environ.get("JOBENV_EXTRACT_DEBUG") == "1"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "jobenv._extract_worker", str(limits.memory_mb * 2**20)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None if debug else subprocess.DEVNULL,
+            env=env, close_fds=True, start_new_session=True,
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        self.ready = False
+        self.killed = False
+        self.jobs = 0
+
+    @property
+    def alive(self) -> bool:
+        return not self.killed and self.proc.poll() is None
+
+    def kill(self) -> None:
+        """Stop the worker now (safe from any thread, any number of times)."""
+        self.killed = True  # at once: the kernel may take a moment to make the process exit
+        try:  # the whole group: a helper the worker started (LibreOffice) must not outlive the job
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            self.proc.kill()
+        except OSError:
+            pass
+
+    def reap(self) -> None:
+        self.kill()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a SIGKILLed process always exits
+            pass
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                if f is not None:
+                    f.close()
+            except OSError:
+                pass
+
+    def poll_ready(self) -> bool:
+        """Whether the worker has finished starting (reads its "ready" frame if it is waiting; never blocks)."""
+        if not self.ready and select.select([self._out], [], [], 0)[0]:
+            try:
+                self.ready = self._recv(time.monotonic() + 5)[0] == "ready"
+            except (_Stopped, OSError, pickle.UnpicklingError, EOFError, struct.error):
+                self.kill()
+        return self.ready
+
+    def _recv(self, until: float | None) -> tuple[Any, ...]:
+        head = _read_exact(self._out, 8, until)
+        if head is None:
+            raise _Stopped(STOPPED_CRASH)
+        (size,) = struct.unpack(">Q", head)
+        if size > _MAX_FRAME:
+            raise _Stopped(STOPPED_MEMORY)
+        body = _read_exact(self._out, size, until)
+        if body is None:
+            raise _Stopped(STOPPED_CRASH)
+        frame = _Unpickler(io.BytesIO(body)).load()
+        if not isinstance(frame, tuple) or not frame:
+            raise _Stopped(STOPPED_CRASH)
+        return frame
+
+    def call(self, request: tuple[Any, ...], until: float, frame_s: float,
+             on_frame: Callable[[tuple[Any, ...]], None]) -> None:
+        """Run ``request``, handing every frame to ``on_frame``; each frame must come within ``frame_s`` of the
+        previous one and all before ``until``. Raises _Stopped (the worker is then killed, except while it is
+        still starting up, when it is kept for the next job)."""
+        if not self.ready:
+            if self._recv(until)[0] != "ready":
+                self.kill()
+                raise _Stopped(STOPPED_CRASH)
+            self.ready = True
+        self.jobs += 1
+        try:
+            _write_frame(self._in, (_job_env(), request))
+            last = time.monotonic()
+            while True:
+                frame = self._recv(min(until, last + frame_s))
+                last = time.monotonic()
+                if frame[0] == "done":
+                    return
+                on_frame(frame)
+        except _Stopped:
+            self.kill()
+            raise
+        except (OSError, pickle.UnpicklingError, EOFError, struct.error):
+            self.kill()
+            raise _Stopped(STOPPED_CRASH) from None
+
+
+# ---------------------------------------------------------------------------------------------- the pool
+
+
+class _Slots:
+    """A FIFO counting semaphore that async callers (on any event loop) and threads can share."""
+
+    def __init__(self, n: int) -> None:
+        self._free = n
+        self._lock = threading.Lock()
+        self._waiters: collections.deque[Any] = collections.deque()
+
+    async def acquire(self) -> None:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._free > 0 and not self._waiters:
+                self._free -= 1
+                return
+            fut: asyncio.Future[None] = loop.create_future()
+            waiter = (loop, fut)
+            self._waiters.append(waiter)
+        try:
+            await fut
+        except asyncio.CancelledError:
+            with self._lock:
+                queued = waiter in self._waiters
+                if queued:
+                    self._waiters.remove(waiter)
+            if not queued and fut.done() and not fut.cancelled():
+                self.release()  # the slot arrived just as the caller gave up
+            raise
+
+    def acquire_blocking(self, timeout: float) -> bool:
+        with self._lock:
+            if self._free > 0 and not self._waiters:
+                self._free -= 1
+                return True
+            event = threading.Event()
+            self._waiters.append(event)
+        if event.wait(max(0.0, timeout)):
+            return True
+        with self._lock:
+            if event in self._waiters:
+                self._waiters.remove(event)
+                return False
+        return True  # granted between the timeout and the lock
+
+    def release(self) -> None:
+        with self._lock:
+            while self._waiters:
+                waiter = self._waiters.popleft()
+                if isinstance(waiter, threading.Event):
+                    waiter.set()
+                    return
+                loop, fut = waiter
+                try:
+                    loop.call_soon_threadsafe(self._grant, fut)
+                    return
+                except RuntimeError:  # that loop is closed: its caller is gone
+                    continue
+            self._free += 1
+
+    def _grant(self, fut: asyncio.Future[None]) -> None:
+        if fut.cancelled():
+            self.release()
+        else:
+            fut.set_result(None)
+
+
+class ExtractionService:
+    """The worker pool of one process; see the module docstring. Use :func:`extraction_service`."""
+
+    def __init__(self, limits: ExtractLimits | None = None) -> None:
+        self.limits = limits or ExtractLimits.from_env()
+        self._slots = _Slots(self.limits.workers)
+        self._idle: list[_Worker] = []
+        self._lock = threading.Lock()
+        self._threads = concurrent.futures.ThreadPoolExecutor(self.limits.workers, thread_name_prefix="jobenv-extract")
+        self._closed = False
+        self._idle = [_Worker(self.limits) for _ in range(self.limits.workers)]  # they warm up in the background
+
+    # -- workers ----------------------------------------------------------------------------------------
+    def _checkout(self) -> _Worker:
+        with self._lock:
+            dead = [w for w in self._idle if not w.alive]
+            self._idle = [w for w in self._idle if w.alive]
+            # a worker that has finished starting first: a fresh one's imports would eat the job's time
+            w = next((w for w in reversed(self._idle) if w.poll_ready()), None) or (self._idle[-1] if self._idle else None)
+            if w is not None:
+                self._idle.remove(w)
+        for d in dead:
+            d.reap()
+        return w if w is not None else _Worker(self.limits)
+
+    def _checkin(self, w: _Worker) -> None:
+        if not w.alive or w.jobs >= self.limits.max_jobs or self._closed:
+            w.reap()
+            w = _Worker(self.limits) if not self._closed else w  # start the replacement now: it warms up meanwhile
+            if self._closed:
+                return
+        with self._lock:
+            self._idle.append(w)
+
+    def _run_blocking(self, request: tuple[Any, ...], until: float, frame_s: float,
+                      on_frame: Callable[[tuple[Any, ...]], None]) -> None:
+        w = self._checkout()
+        try:
+            w.call(request, until, frame_s, on_frame)
+        finally:
+            self._checkin(w)
+
+    def _run_sync(self, request: tuple[Any, ...], until: float, frame_s: float,
+                  on_frame: Callable[[tuple[Any, ...]], None]) -> None:
+        if not self._slots.acquire_blocking(until - time.monotonic()):
+            raise _Stopped(STOPPED_TIME)
+        try:
+            self._run_blocking(request, until, frame_s, on_frame)
+        finally:
+            self._slots.release()
+
+    async def _run_async(self, request: tuple[Any, ...], until: float, frame_s: float,
+                         on_frame: Callable[[tuple[Any, ...]], None]) -> None:
+        try:
+            await asyncio.wait_for(self._slots.acquire(), max(0.0, until - time.monotonic()))
+        except TimeoutError:
+            raise _Stopped(STOPPED_TIME) from None
+        loop = asyncio.get_running_loop()
+        worker: list[_Worker] = []
+
+        def job() -> None:
+            w = self._checkout()
+            worker.append(w)
+            try:
+                w.call(request, until, frame_s, on_frame)  # list.append: safe from the thread
+            finally:
+                self._checkin(w)
+
+        fut = loop.run_in_executor(self._threads, job)
+        try:
+            await asyncio.shield(fut)
+        except asyncio.CancelledError:
+            for w in worker:
+                w.kill()  # the blocked thread sees the worker's end at once and returns
+            fut.add_done_callback(lambda _f: self._slots.release())
+            raise
+        except BaseException:
+            self._slots.release()
+            raise
+        self._slots.release()
+
+    # -- jobs -------------------------------------------------------------------------------------------
+    def _file_job(self, path: Path, mode: str, cap: int | None, time_s: float | None) -> Generator[Any, Any, str]:
+        limit = min(time_s, self.limits.file_time_s) if time_s is not None else self.limits.file_time_s
+        got: list[str] = []
+        stopped = yield (("file", str(path), mode, cap), time.monotonic() + limit, limit, got)
+        return stopped or (got[0] if got else STOPPED_CRASH)
+
+    def _output_job(self, root: Path, mode: str, cap: int | None, with_images: bool, time_s: float | None,
+                    files: list[str]) -> Generator[Any, Any, list[tuple[ExtractedFile, list[ImageRef]]]]:
+        until = time.monotonic() + (min(time_s, self.limits.output_time_s) if time_s else self.limits.output_time_s)
+        done: dict[int, tuple[ExtractedFile, list[ImageRef]]] = {}
+        images_left = [self.limits.image_limit, self.limits.image_mb * 2**20]
+        start = 0
+        while start < len(files):
+            got: list[tuple[Any, ...]] = []
+            request = ("entries", str(root), files[start:], mode, cap, with_images, *images_left)
+            stopped = yield (request, until, self.limits.file_time_s, got)
+            for item in got:
+                if isinstance(item, str):  # the job itself failed (a parser bug): said like a stop
+                    stopped = stopped or item
+                    continue
+                _, k, part, images, left = item
+                done[start + k] = (part, images)
+                images_left = list(left)
+            nxt = start + sum(1 for item in got if not isinstance(item, str))
+            if stopped is None or nxt >= len(files):
+                break
+            # the file the worker was on when it was stopped gets the marker; the rest go to a fresh worker
+            done[nxt] = (_stopped_entry(root, files[nxt], stopped), [])
+            start = nxt + 1
+            if time.monotonic() >= until:
+                break
+        return [done.get(i) or (_stopped_entry(root, rel, STOPPED_TIME), []) for i, rel in enumerate(files)]
+
+    def _call_job(self, func: str, args: tuple[Any, ...], time_s: float | None) -> Generator[Any, Any, Any]:
+        limit = min(time_s, self.limits.file_time_s) if time_s is not None else self.limits.file_time_s
+        got: list[Any] = []
+        stopped = yield (("call", func, args), time.monotonic() + limit, limit, got)
+        if stopped:
+            return _Stopped(stopped)
+        return got[0] if got else _Stopped(STOPPED_CRASH)
+
+    def _drive_sync(self, gen: Generator[Any, Any, Any]) -> Any:
+        try:
+            step = next(gen)
+        except StopIteration as end:  # nothing to do (an empty folder)
+            return end.value
+        while True:
+            request, until, frame_s, got = step
+            try:
+                self._run_sync(request, until, frame_s, _collector(got))
+                outcome = None
+            except _Stopped as exc:
+                outcome = exc.marker
+            try:
+                step = gen.send(outcome)
+            except StopIteration as end:
+                return end.value
+
+    async def _drive_async(self, gen: Generator[Any, Any, Any]) -> Any:
+        try:
+            step = next(gen)
+        except StopIteration as end:
+            return end.value
+        while True:
+            request, until, frame_s, got = step
+            try:
+                await self._run_async(request, until, frame_s, _collector(got))
+                outcome = None
+            except _Stopped as exc:
+                outcome = exc.marker
+            try:
+                step = gen.send(outcome)
+            except StopIteration as end:
+                return end.value
+
+    # -- public -----------------------------------------------------------------------------------------
+    async def extract_file(self, path: Path, *, mode: ExtractMode = "values", cap: int | None = DEFAULT_CAP,
+                           time_s: float | None = None) -> str:
+        """The text of one file (as :func:`jobenv.extract.extract_file`), or a stop marker. ``time_s`` lowers
+        the per-file limit (e.g. to what is left of an episode)."""
+        return str(await self._drive_async(self._file_job(Path(path), mode, cap, time_s)))
+
+    def extract_file_sync(self, path: Path, *, mode: ExtractMode = "values", cap: int | None = DEFAULT_CAP,
+                          time_s: float | None = None) -> str:
+        return str(self._drive_sync(self._file_job(Path(path), mode, cap, time_s)))
+
+    async def extract_output(self, output_dir: Path, *, mode: ExtractMode = "values", cap: int | None = DEFAULT_CAP,
+                             with_images: bool = True, total_cap: int | None = TOTAL_CAP,
+                             time_s: float | None = None) -> Extraction:
+        """An output directory (as :func:`jobenv.extract.extract_output`), every file parsed in a worker."""
+        root = Path(output_dir)
+        files, rejected = await asyncio.to_thread(scan_output, root)
+        entries = await self._drive_async(self._output_job(root, mode, cap, with_images, time_s, files))
+        return assemble_output(root, mode, rejected, entries, total_cap=total_cap)
+
+    def extract_output_sync(self, output_dir: Path, *, mode: ExtractMode = "values", cap: int | None = DEFAULT_CAP,
+                            with_images: bool = True, total_cap: int | None = TOTAL_CAP,
+                            time_s: float | None = None) -> Extraction:
+        root = Path(output_dir)
+        files, rejected = scan_output(root)
+        entries = self._drive_sync(self._output_job(root, mode, cap, with_images, time_s, files))
+        return assemble_output(root, mode, rejected, entries, total_cap=total_cap)
+
+    def call_sync(self, func: str, *args: Any, time_s: float | None = None) -> Any:
+        """Run ``func`` (``"module:function"``, one of the parsers in ``CALLABLES``) on ``args`` in a worker.
+        Returns its result, or ``[extraction stopped: ...]`` (a str) when it overran or crashed."""
+        if func not in CALLABLES:
+            raise ValueError(f"{func} is not a parser the extraction workers run")
+        result = self._drive_sync(self._call_job(func, args, time_s))
+        return result.marker if isinstance(result, _Stopped) else result
+
+    def wait_ready(self, timeout: float = 60.0) -> bool:
+        """Block until the idle workers have started (imports done); False if ``timeout`` passed first.
+        Optional: a job waits for its worker anyway, counting that time against its own limit."""
+        until = time.monotonic() + timeout
+        with self._lock:
+            idle = list(self._idle)
+        for w in idle:
+            if not w.ready:
+                try:
+                    w.ready = w._recv(until)[0] == "ready"
+                except _Stopped:
+                    return False
+        return True
+
+    def close(self) -> None:
+        """Kill every worker (idle ones at once; busy ones when their job returns)."""
+        self._closed = True
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for w in idle:
+            w.reap()
+
+
+def _job_env() -> dict[str, str]:
+    """The caller's settings a parser reads (``JOBENV_*``, ``PATH`` for helper programs), sent with each job so
+    a worker started earlier follows changes made since."""
+    return {k: v for k, v in os.environ.items() if k.startswith("JOBENV_") or k == "PATH"}
+
+
+def _collector(got: list[Any]) -> Callable[[tuple[Any, ...]], None]:
+    """Keep a job's frames: a "result" frame as its payload, an "entry" frame whole."""
+
+    def on_frame(frame: tuple[Any, ...]) -> None:
+        got.append(frame[1] if frame[0] == "result" else frame)
+
+    return on_frame
+
+
+def _stopped_entry(root: Path, rel: str, marker: str) -> ExtractedFile:
+    try:
+        size = (Path(root) / rel).stat().st_size
+    except OSError:
+        size = 0
+    return ExtractedFile(path=rel, kind="failed", text=marker, size=size, failed=True)
+
+
+_SERVICE: ExtractionService | None = None
+_SERVICE_PID = 0
+_SERVICE_LOCK = threading.Lock()
+
+
+def extraction_service() -> ExtractionService:
+    """The process's extraction service, created on first use (a forked child gets its own)."""
+    global _SERVICE, _SERVICE_PID
+    with _SERVICE_LOCK:
+        if _SERVICE is None or _SERVICE_PID != os.getpid():
+            _SERVICE, _SERVICE_PID = ExtractionService(), os.getpid()
+        return _SERVICE
+
+
+def configure_extraction(limits: ExtractLimits) -> ExtractionService:
+    """Replace the process's extraction service by one with ``limits`` (the old one's workers are stopped)."""
+    global _SERVICE, _SERVICE_PID
+    with _SERVICE_LOCK:
+        old, _SERVICE, _SERVICE_PID = _SERVICE, ExtractionService(limits), os.getpid()
+    if old is not None and _SERVICE_PID == os.getpid():
+        old.close()
+    return _SERVICE
+
+
+@atexit.register
+def _shutdown() -> None:
+    if _SERVICE is not None and _SERVICE_PID == os.getpid():
+        _SERVICE.close()
