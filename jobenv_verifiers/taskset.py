@@ -178,7 +178,7 @@ class JobenvTaskset(vf.Taskset[JobenvTask, JobenvTasksetConfig]):
         tasks = select_tasks(load_tasks(cfg.env_id), cfg.tasks or None, where=cfg.env_id)
         unique = len({t.id for t in tasks}) == len(tasks)  # jobbench/all repeats ids across its two splits
         rules = cfg.task.tools.rules()
-        network = SandboxLimits().network
+        network = SandboxLimits().web  # what JobEnv tells the agent for the default limits
         for task in tasks:
             yield JobenvTask(
                 JobenvData(

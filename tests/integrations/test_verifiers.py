@@ -36,6 +36,20 @@ def test_extra_installs_next_to_verifiers_without_openreward(verifiers_venv: Ven
     assert proc.returncode == 0, proc.stderr[-2000:]
     version, no_openreward = proc.stdout.split()
     assert version.startswith("0.4") and no_openreward == "True"
+    # every task is prompted exactly as a local JobEnv episode of the same task is, and keyed by its task id
+    code = ("from verifiers.v1.utils.loaders import taskset_class, taskset_config_type\n"
+            "from jobenv.env import JobEnv\n"
+            "from jobenv.registry import load_tasks\n"
+            "ts = taskset_class('jobenv-verifiers')(taskset_config_type('jobenv-verifiers')())\n"
+            "env = JobEnv(load_tasks('jobenv/sample'), env_id='jobenv/sample', judge='checks')\n"
+            "for t in ts:\n"
+            "    prompt, info = env.reset(options={'task_id': t.data.task_uid})\n"
+            "    print(t.key, info['task_id'], prompt == t.data.prompt)\n"
+            "env.close()\n")
+    proc = verifiers_venv.run("python", "-c", code)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = [line.split() for line in proc.stdout.splitlines()]
+    assert len(rows) == 7 and all(key == task_id and same == "True" for key, task_id, same in rows), rows
 
 
 def test_vf_eval_gives_the_rewards_of_jobenv_rollout(verifiers_venv: Venv, policy: Any, rollout_rewards: dict[str, float],

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import venv
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,13 +37,9 @@ class Venv:
 
 
 @pytest.fixture(scope="session")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(REPO)],
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    (whl,) = out.glob("jobenv-*.whl")
-    return whl
+def wheel(jobenv_wheel: Path) -> Path:
+    """The session's one wheel of the checkout (tests/conftest.py), shared with the integration tests."""
+    return jobenv_wheel
 
 
 def make_venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path, extra: str | None) -> Venv:
