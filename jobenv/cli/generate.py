@@ -30,7 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(opts: Options) -> int:
-    """Writes the tasks and prints one line per task. A non-empty ``--out`` without ``--force`` or a missing
+    """Writes the tasks and prints the split report. A non-empty ``--out`` without ``--force`` or a missing
     ``synthetic`` extra is a JobenvError (exit 2) before anything is written."""
     import time
 
@@ -50,8 +50,10 @@ def run(opts: Options) -> int:
     t0 = time.perf_counter()
     paths = generate(opts.n, opts.seed, out, stats=stats)
     dt = time.perf_counter() - t0
-    for p in paths:
-        print(p)
+    from ..synthetic.report import format_report, split_report
+
     rejected = ", ".join(f"{k}={v}" for k, v in sorted(stats.rejected.items())) or "none"
-    print(f"generated {len(paths)} tasks in {dt:.1f}s (seed {opts.seed}); draws rejected by quality gates: {rejected}")
+    print(f"generated {len(paths)} tasks in {out} in {dt:.1f}s (seed {opts.seed}); draws rejected by quality gates: {rejected}")
+    if paths:
+        print(format_report(split_report(paths, stats)), end="")
     return 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from typing import Any, Sequence
 
 import pandas as pd
 
@@ -51,8 +51,12 @@ def _subset(rng: random.Random, sc: Scenario, df: Any) -> Any:
 
 
 def plan_task(rng: random.Random, sc: Scenario, occupation: str, *, decision: bool, premise: bool,
-              extra_traps: int) -> Plan:
-    """The plan of one task (see the module docstring); raises DegenerateTask when the draw is ill-posed."""
+              extra_traps: int, traps: Sequence[str] | None = None) -> Plan:
+    """The plan of one task (see the module docstring); raises DegenerateTask when the draw is ill-posed.
+
+    ``traps`` forces the planted traps other than false_premise (which follows ``premise``); a kind the
+    scenario cannot carry raises DegenerateTask.
+    """
     kind = KINDS[sc.family]
     prof = profession(occupation)
     full = _subset(rng, sc, sc.prep(load_raw(sc.source)))
@@ -64,7 +68,15 @@ def plan_task(rng: random.Random, sc: Scenario, occupation: str, *, decision: bo
     scope, scope_text = (None, "")
     if sc.scopes and rng.random() < 0.8:
         scope, scope_text = rng.choice(sc.scopes)
-    traps = _draw_traps(rng, sc, kind, extra_traps, scoped=scope is not None)
+    if traps is not None and "out_of_scope" in traps and sc.scopes:
+        scope, scope_text = rng.choice(sc.scopes)
+    drawn = _draw_traps(rng, sc, kind, extra_traps, scoped=scope is not None)
+    if traps is not None:
+        possible = set(_draw_traps(random.Random(0), sc, kind, 9, scoped=scope is not None)) | {"stale_file", "conflicting_versions"}
+        if not set(traps) <= possible:
+            raise DegenerateTask(f"scenario {sc.key} cannot carry {sorted(set(traps) - possible)}")
+        drawn = sorted(traps)
+    traps = drawn
     pop = engine.apply_scope(full, [scope]) if scope else full
     if scope and "out_of_scope" in traps:
         share_out = 1 - len(pop) / max(1, len(full))

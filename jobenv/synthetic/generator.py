@@ -73,6 +73,7 @@ class TaskMeta(BaseModel):
     reference_files: list[dict[str, Any]]
     ground_truth: dict[str, str]
     expected: dict[str, Any]
+    deliverables: dict[str, Any]
     facts_hash: str
 
 
@@ -198,23 +199,25 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
     size = _dir_bytes(folder)
     if size > MAX_TASK_BYTES:
         raise QualityGateError(f"size: task folder is {size} bytes (budget {MAX_TASK_BYTES})")
-    facts, rows = engine.analyse(str(folder), plan.params)
+    engine._TABLES.clear()
+    params = json.loads(json.dumps(plan.params, default=lambda o: o.item()))  # exactly what solve.py will hold
+    facts, rows = engine.analyse(str(folder), params)
     for k in ("flagged", "decision", "top"):
         if k in plan.truth and plan.truth[k] != facts[k]:
             raise QualityGateError(f"planting: {k} from the files is {facts[k]!r}, from the clean records {plan.truth[k]!r}")
     naive: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
     for t in plan.traps:
-        naive[t["kind"]] = engine.analyse(str(folder), plan.params, naive=(NAIVE_FLAG[t["kind"]],))
+        naive[t["kind"]] = engine.analyse(str(folder), params, naive=(NAIVE_FLAG[t["kind"]],))
+    engine._TABLES.clear()
     rubrics = build_rubrics(plan, facts, rows, naive, role)
     gt = task_dir / "ground_truth"
     gt.mkdir()
     script = gt / "solve.py"
     script.write_text(solver_source(plan, label), encoding="utf-8")
     outputs = gt / "outputs"
-    try:
-        run_solver(script, folder, outputs)
-    except Exception as exc:  # a failing ground truth is a gate failure, reported with its cause
-        raise QualityGateError(f"ground truth: solve.py failed: {type(exc).__name__}: {exc}") from exc
+    # solve.py is this engine with these PARAMS; writing its outputs here saves re-reading the files (the
+    # tests re-run solve.py as a script and compare the bytes)
+    engine.write_outputs(str(outputs), params, facts, rows)
     for r, res in zip(rubrics, grade_checks(rubrics, outputs)):
         bad = [c for c, ok in zip(r["criterion"], res) if ok is False]
         if bad:
@@ -232,7 +235,7 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
                 continue
             nout = scratch / kind
             nf, nr = naive[kind]
-            engine.write_outputs(str(nout), plan.params, nf, nr)
+            engine.write_outputs(str(nout), params, nf, nr)
             if _passes(grade_checks(rubrics, nout)[i]):
                 raise QualityGateError(f"naive: the naive answer to {kind} still earns {r['rubric']!r}")
     finally:
@@ -251,7 +254,10 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
         reference_files=[{"name": f.name, "role": f.role, "description": f.description} for f in plan.files],
         ground_truth={"script": "ground_truth/solve.py", "outputs": "ground_truth/outputs",
                       "command": "python solve.py TASK_FOLDER OUTPUT_DIR"},
-        expected=json.loads(_json(expected)), facts_hash=fh)
+        expected=json.loads(_json(expected)), facts_hash=fh,
+        deliverables={"table": params["deliverables"]["table"]["file"], "memo": params["deliverables"]["memo"]["file"],
+                      "exceptions": (params["deliverables"].get("exceptions") or {}).get("file"),
+                      "decision_words": params["deliverables"]["memo"]["decision"]})
     (task_dir / "meta.json").write_text(_json(meta.model_dump(mode="json")), encoding="utf-8")
     (task_dir / "task_card.md").write_text(_card(plan, facts, traps), encoding="utf-8")
     return expected, fh
@@ -267,11 +273,14 @@ def _card(plan: Plan, facts: dict[str, Any], traps: list[dict[str, Any]]) -> str
     return "\n".join(lines) + "\n"
 
 
-def generate(n: int, seed: int, out_dir: Path, *, stats: GenerationStats | None = None) -> list[Path]:
+def generate(n: int, seed: int, out_dir: Path, *, stats: GenerationStats | None = None,
+             exclude_facts: set[str] | None = None) -> list[Path]:
     """Generate ``n`` tasks from ``seed`` into ``out_dir/<occupation>/taskN/``; returns the task dirs in order.
 
-    Existing task directories with the same names are replaced. Raises JobenvError for n < 0 and
-    TaskFormatError when one index cannot produce a task that passes the gates in MAX_ATTEMPTS draws.
+    A draw whose graded facts (meta.json ``facts_hash``) equal an earlier task's, or one in
+    ``exclude_facts`` (e.g. another split's), is redrawn. Existing task directories with the same names
+    are replaced. Raises JobenvError for n < 0 and TaskFormatError when one index cannot produce a task
+    that passes the gates in MAX_ATTEMPTS draws.
     """
     from .build import plan_task
 
@@ -281,7 +290,7 @@ def generate(n: int, seed: int, out_dir: Path, *, stats: GenerationStats | None 
     out_dir.mkdir(parents=True, exist_ok=True)
     stats = stats if stats is not None else GenerationStats()
     counters: dict[str, int] = {}
-    seen: set[str] = set()
+    seen: set[str] = set(exclude_facts or ())
     made: list[Path] = []
     staging_root = out_dir / ".staging"
     try:

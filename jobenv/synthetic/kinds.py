@@ -227,7 +227,9 @@ class GroupMetric(Kind):
         table = rng.choice(("summary.csv", f"{sc.group.replace(' ', '_')}_summary.csv", "results_table.csv", "table.csv"))
         fields = [{"key": "records", "label": rng.choice(("Records analysed", "Records in scope")), "hint": "count"},
                   {"key": "top", "label": f"{'Highest' if A.get('direction', 'above') == 'above' else 'Lowest'} {sc.metric_noun}",
-                   "hint": sc.group_noun}] + self.common_fields(sc)
+                   "hint": sc.group_noun},
+                  {"key": "top_value", "label": f"Value for that {sc.group_noun}",
+                   "hint": f"{sc.unit}, {sc.decimals} decimals", "decimals": sc.decimals}] + self.common_fields(sc)
         memo = self.memo(rng, sc, fields)
         params["deliverables"] = {"table": {"file": table, "columns": cols}, "memo": memo}
         extra = []

@@ -99,6 +99,7 @@ class Change(Kind):
             {"key": "total", "label": f"Total {A['current']}" + (" actual" if self.budget else ""), "hint": sc.unit, "decimals": sc.decimals},
             {"key": "total_pct", "label": "Overall change (%)", "hint": "percent, 1 decimal", "decimals": 1},
             {"key": "top", "label": "Largest absolute change", "hint": sc.group_noun},
+            {"key": "top_value", "label": "Size of that change", "hint": f"{sc.unit}, signed", "decimals": sc.decimals},
         ])
         memo = self.memo(rng, sc, fields)
         params["deliverables"] = {"table": {"file": table, "columns": cols}, "memo": memo}
@@ -293,7 +294,8 @@ class Reorder(Kind):
                 {"key": "flag", "header": "order_now", "decimals": 0}, {"key": "qty", "header": "order_qty", "decimals": 0}]
         table = rng.choice(("reorder_plan.csv", "replenishment.csv", "reorder_points.csv"))
         fields = [{"key": "total_qty", "label": "Total order quantity", "hint": "kits"},
-                  {"key": "top", "label": "Most urgent item", "hint": sc.group_noun}] + self.common_fields(sc)
+                  {"key": "top", "label": "Most urgent item", "hint": sc.group_noun},
+                  {"key": "top_value", "label": "Its reorder point", "hint": "kits", "decimals": sc.decimals}] + self.common_fields(sc)
         memo = self.memo(rng, sc, fields)
         params["deliverables"] = {"table": {"file": table, "columns": cols}, "memo": memo}
         return ({"file": table, "headers": [c["header"] for c in cols], "unit": sc.group_noun}, memo["file"],

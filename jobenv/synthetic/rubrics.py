@@ -8,10 +8,11 @@ a trap that changes no graded fact makes the draw degenerate.
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 from .common import (
-    LLM_CHECKS, DegenerateTask, Plan, c_cell, c_columns, c_file, c_rows, fld, fld_has, fld_num, llm, num_text,
+    LLM_CHECKS, DegenerateTask, Plan, c_cell, c_columns, c_file, c_regex, c_rows, fld, fld_has, fld_num, llm, num_text,
     rubric, tol,
 )
 
@@ -82,8 +83,7 @@ def _trap_items(plan: Plan, facts: dict[str, Any], rows: list[dict[str, Any]], n
                 if r.get(col["key"]) is not None:
                     cells.append(_cell_check(table, key_col, col, r))
     rng.shuffle(cells)
-    out = cands[:2] + cells[: max(1, 3 - len(cands[:2]))]
-    return out
+    return cands[:2] + cells[: max(1, 3 - len(cands[:2]))]
 
 
 def _differs(a: Any, b: Any, decimals: int) -> bool:
@@ -124,31 +124,42 @@ def build_rubrics(plan: Plan, facts: dict[str, Any], rows: list[dict[str, Any]],
         items = [_cell_check(table, key_col, c, r) for r in probes for c in rest if r.get(c["key"]) is not None][:4]
         if items:
             R.append(rubric(f"{table['file']}: {', '.join(c['header'] for c in rest)} follow the house rules", 8, items))
-    head = [f for f in memo["fields"] if f["key"] not in ("flagged", "decision", "premise", "source_file")]
+    head = [f for f in memo["fields"] if f["key"] not in ("flagged", "decision", "premise", "records", "source_file")]
     items = [(f"{memo['file']} exists", c_file(memo["file"]))]
     for f in head:
         items.extend(_field_items(memo, f, facts))
     R.append(rubric(f"{memo['file']} states the headline figures", 8, items))
-    dec = [f for f in memo["fields"] if f["key"] in ("decision", "flagged")]
-    items = []
-    for f in dec:
+    items = [(f"{memo['file']} exists", c_file(memo["file"]))]
+    for f in [f for f in memo["fields"] if f["key"] in ("records", "source_file")]:
         items.extend(_field_items(memo, f, facts))
+    R.append(rubric("Works from the right extract and the right population of records", 8, items))
+    items = []
+    for f in [f for f in memo["fields"] if f["key"] in ("decision", "flagged")]:
+        items.extend(_field_items(memo, f, facts))
+    flag_field = next((f for f in memo["fields"] if f["key"] == "flagged"), None)
+    clear = [str(r[key_col["key"]]) for r in rows if str(r[key_col["key"]]) not in facts.get("flagged", [])]
+    if flag_field and clear:
+        x = rng.choice(clear)
+        items.append((f"{memo['file']} does not list {x} under {flag_field['label']}",
+                      fld_has(memo["file"], flag_field["label"], x, present=False)))
     R.append(rubric(f"{memo['file']} reaches the decision the house rules require", 10, items))
     prem = next(f for f in memo["fields"] if f["key"] == "premise")
+    claim = plan.params["premise"]["value"]
     false_premise = any(t["kind"] == "false_premise" for t in plan.traps)
     R.append(rubric("The memo confirms or corrects the requester's premise", 10 if false_premise else 6,
-                    _field_items(memo, prem, facts) + [(f"{memo['file']} exists", c_file(memo["file"]))],
+                    _field_items(memo, prem, facts) + [
+                        (f"{memo['file']} discusses {claim}, the subject of the premise", c_regex(rf"(?<![\w]){re.escape(claim)}(?![\w])", memo["file"])),
+                        (f"{memo['file']} exists", c_file(memo["file"]))],
                     trap="false_premise" if false_premise else None))
-    src = next(f for f in memo["fields"] if f["key"] == "source_file")
-    items = _field_items(memo, src, facts)
     ex = D.get("exceptions")
     if ex:
-        items += [(f"{ex['file']} exists", c_file(ex["file"])),
-                  (f"{ex['file']} lists {len(facts.get('exceptions', []))} records", c_rows(ex["file"], len(facts.get("exceptions", []))))]
-        if facts.get("exceptions"):
-            first = facts["exceptions"][0]
+        n_ex = len(facts.get("exceptions", []))
+        items = [(f"{ex['file']} exists", c_file(ex["file"])),
+                 (f"{ex['file']} has the columns {', '.join(ex['headers'])}", c_columns(ex["file"], ex["headers"])),
+                 (f"{ex['file']} lists {n_ex} records", c_rows(ex["file"], n_ex))]
+        for first in facts.get("exceptions", [])[:2]:
             items.append((f"{ex['file']} includes {first}", c_cell(ex["file"], {ex["headers"][0]: first}, ex["headers"][0], first)))
-    R.append(rubric("Works from the right extract and documents it", 8, items))
+        R.append(rubric("Lists exactly the exceptions the house rules define", 8, items))
     for t in plan.traps:
         if t["kind"] == "false_premise":
             continue

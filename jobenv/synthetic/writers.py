@@ -83,8 +83,7 @@ def write_xlsx(path: Path, sheets: Sequence[tuple[str, Sequence[str], Sequence[S
     """A workbook with one sheet per ``(name, header, rows)``, properties and zip dates pinned."""
     from openpyxl import Workbook
 
-    wb = Workbook()
-    wb.remove(wb.active)
+    wb = Workbook(write_only=True)  # streams rows: several times faster for large extracts
     for name, header, rows in sheets:
         ws = wb.create_sheet(title=name[:31])
         ws.append(list(header))

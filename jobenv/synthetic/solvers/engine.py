@@ -22,9 +22,19 @@ def fmt(x, decimals):
     return f"{rnd(x, decimals):.{int(decimals)}f}"
 
 
+_TABLES = {}  # (path, layout, table, skipped sheets) -> frame; the generator clears it for every task
+
+
 def read_table(folder, src):
     """One data source (csv, every data sheet of a workbook, or a SQLite table) as one frame of text cells."""
     path = os.path.join(folder, src["file"])
+    key = (os.path.abspath(path), src["layout"], src.get("table"), tuple(src.get("skip_sheets", [])))
+    if key not in _TABLES:
+        _TABLES[key] = _read_table(path, src)
+    return _TABLES[key].copy()
+
+
+def _read_table(path, src):
     layout = src["layout"]
     if layout == "csv":
         frames = [pd.read_csv(path, dtype=str, keep_default_na=False)]
@@ -428,7 +438,9 @@ def write_outputs(output_dir, P, facts, rows):
         lines.append(f"{f['label']}: {text}")
     lines += ["", "## Notes", "",
               f"Worked from {facts['source_file']} ({facts['raw_rows']} rows as delivered, {facts['records']} in the "
-              "analysis after the house rules on scope, record identity and units were applied)."]
+              "analysis after the house rules on scope, record identity and units were applied).",
+              f"The request's premise about {P['premise']['value']} "
+              + ("holds." if facts.get("premise") else "does not hold on these figures.")]
     with open(os.path.join(output_dir, m["file"]), "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")
 
