@@ -1,16 +1,20 @@
 """Building blocks shared by the builder and the generator: the task plan, rounding, check and rubric builders.
 
-Checks are built as plain dicts in the ``jobenv_checks`` shape and validated by the task loader's own
-pydantic models (:mod:`jobenv.tasks`); the generator grades them with the judge's evaluator only.
+Checks are the pydantic models of :mod:`jobenv.check_models` (the judge evaluates exactly these) and
+rubrics are :class:`jobenv.tasks.Rubric`; the generator grades them with the judge's evaluator only.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+
+from ..check_models import (
+    CellCheck, Check, ColumnsCheck, FieldCheck, FileExistsCheck, LlmCheck, RowCountCheck, TextCheck,
+)
+from ..tasks import Rubric
 
 __all__ = [
     "GENERATOR_VERSION",
@@ -27,12 +31,10 @@ __all__ = [
     "c_cell",
     "c_rows",
     "c_regex",
-    "c_not",
     "fld",
     "fld_num",
     "fld_has",
     "llm",
-    "LLM_CHECKS",
     "rubric",
 ]
 
@@ -114,103 +116,54 @@ def nice_between(lo: float, hi: float, decimals: int) -> float:
 
 
 
-# ---- checks (dicts in the RUBRICS.json jobenv_checks shape) ---------------------------------------------
+# ---- checks: the models of jobenv.check_models -----------------------------------------------------------
 
-def c_file(file: str) -> dict[str, Any]:
-    return {"kind": "file_exists", "file": file}
-
-
-def c_columns(file: str, columns: list[str]) -> dict[str, Any]:
-    return {"kind": "columns", "file": file, "columns": list(columns)}
+def c_file(file: str) -> Check:
+    return FileExistsCheck(file=file)
 
 
-def c_cell(file: str, match: dict[str, Any], column: str, value: Any, tolerance: float = 0.0) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": "cell", "file": file, "match": dict(match), "column": column, "value": value}
-    if tolerance:
-        out["tolerance"] = tolerance
-    return out
+def c_columns(file: str, columns: list[str]) -> Check:
+    return ColumnsCheck(file=file, columns=list(columns))
 
 
-def c_rows(file: str, count: int) -> dict[str, Any]:
-    return {"kind": "row_count", "file": file, "count": int(count)}
+def c_cell(file: str, match: dict[str, Any], column: str, value: Any, tolerance: float = 0.0) -> Check:
+    return CellCheck(file=file, match=dict(match), column=column, value=value, tolerance=tolerance)
 
 
-def c_regex(pattern: str, file: str, absent: bool = False) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": "text", "pattern": pattern, "file": file, "regex": True}
-    if absent:
-        out["absent"] = True
-    return out
+def c_rows(file: str, count: int) -> Check:
+    return RowCountCheck(file=file, count=int(count))
 
 
-def c_not(check: dict[str, Any]) -> dict[str, Any]:
-    return {"kind": "not", "check": check}
+def c_regex(pattern: str, file: str) -> Check:
+    return TextCheck(pattern=pattern, file=file, regex=True)
 
 
-def _label(label: str) -> str:
-    return r"\s+".join(re.escape(w) for w in label.split())
+def fld(file: str, label: str, value: str, options: list[str] | None = None) -> Check:
+    """The labelled fact ``label: value`` (text); with ``options``, naming two of them fails."""
+    return FieldCheck(file=file, label=label, equals=value, options=list(options) if options else None)
 
 
-_LINE = r"(?im)^[ \t>*_#-]*{label}[ \t*_]*:[ \t*_]*"
+def fld_num(file: str, label: str, value: float, decimals: int) -> Check:
+    """The labelled fact ``label: <number>``, within the rounding the house rules state."""
+    return FieldCheck(file=file, label=label, number=float(value), tolerance=tol(decimals))
 
 
-def _num_pattern(value: float, decimals: int) -> str:
-    """The number with or without thousands separators, at ``decimals`` places (trailing zeros optional)."""
-    s = f"{abs(value):.{decimals}f}"
-    whole, _, frac = s.partition(".")
-    groups = []
-    while len(whole) > 3:
-        groups.insert(0, whole[-3:])
-        whole = whole[:-3]
-    groups.insert(0, whole)
-    body = ",?".join(groups)
-    if frac:
-        body += r"\." + frac.rstrip("0") + "0*" if frac.rstrip("0") else r"(?:\.0+)?"
-    sign = "-" if value < 0 else ""
-    return rf"{sign}\$?{body}(?![\d]|\.\d)"
+def fld_has(file: str, label: str, item: str, present: bool = True) -> Check:
+    """The labelled list ``label: a; b`` holds ``item`` (or, with ``present=False``, does not)."""
+    if present:
+        return FieldCheck(file=file, label=label, contains=[item])
+    return FieldCheck(file=file, label=label, excludes=[item])
 
 
-def fld(file: str, label: str, value: str) -> dict[str, Any]:
-    """The labelled line ``label: value`` (value as a whole word) in ``file``."""
-    return c_regex(_LINE.format(label=_label(label)) + re.escape(value) + r"(?![\w])", file)
+def llm(reason: str) -> Check:
+    """A criterion only the LLM judge can grade (judgement, justification, tone)."""
+    return LlmCheck(reason=reason)
 
 
-def fld_num(file: str, label: str, value: float, decimals: int) -> dict[str, Any]:
-    """The labelled line ``label: <number>`` with the number at the stated rounding."""
-    return c_regex(_LINE.format(label=_label(label)) + _num_pattern(value, decimals), file)
-
-
-def fld_has(file: str, label: str, item: str, present: bool = True) -> dict[str, Any]:
-    """The labelled list line names ``item`` (or, with ``present=False``, does not)."""
-    chk = c_regex(_LINE.format(label=_label(label)) + r"[^\n]*?(?<![\w])" + re.escape(item) + r"(?![\w])", file)
-    return chk if present else c_not(chk)
-
-
-def _llm_supported() -> bool:
-    try:
-        from ..tasks import _CHECK_ADAPTER
-
-        _CHECK_ADAPTER.validate_python({"kind": "llm", "reason": "probe"})
-        return True
-    except Exception:  # the task model of this checkout has no LLM-graded criterion kind yet
-        return False
-
-
-LLM_CHECKS = _llm_supported()
-
-
-def llm(reason: str) -> dict[str, Any]:
-    """A criterion that only the LLM judge can grade (judgement, tone, justification)."""
-    return {"kind": "llm", "reason": reason}
-
-
-def rubric(text: str, weight: int, items: list[tuple[str, dict[str, Any]]], *, trap: str | None = None) -> dict[str, Any]:
-    """One rubric in the official shape with its ``jobenv_checks`` (one per criterion)."""
+def rubric(text: str, weight: int, items: list[tuple[str, Check]]) -> Rubric:
+    """One rubric with one check per criterion (written to RUBRICS.json by :meth:`Rubric.to_json`)."""
     if not 6 <= weight <= 10:
         raise ValueError(f"rubric weight {weight} outside 6..10")
     if not items:
         raise ValueError("a rubric needs at least one criterion")
-    out: dict[str, Any] = {"rubric": text, "weight": weight, "criterion": [c for c, _ in items],
-                           "jobenv_checks": [k for _, k in items]}
-    if trap:
-        out["jobenv_trap"] = trap
-    return out
+    return Rubric(text=text, weight=weight, criteria=[c for c, _ in items], checks=[k for _, k in items])

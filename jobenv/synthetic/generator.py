@@ -36,6 +36,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..errors import JobenvError, TaskFormatError
+from ..tasks import Rubric
 from .common import GENERATOR_VERSION, DegenerateTask, Plan
 from .professions import PROFESSIONS
 from .scenarios import scenarios_for
@@ -152,24 +153,14 @@ def run_solver(script: Path, task_folder: Path, output_dir: Path) -> dict[str, A
     return mod.main(str(task_folder), str(output_dir))
 
 
-def grade_checks(rubrics: list[dict[str, Any]], output_dir: Path) -> list[list[bool | None]]:
+def grade_checks(rubrics: list[Rubric], output_dir: Path) -> list[list[bool | None]]:
     """Per rubric, per criterion: does its check pass on ``output_dir``? ``None`` for LLM-graded criteria.
 
-    Uses the judge's own evaluator on the judge's own extraction (the one implementation of every rule).
+    The judge's own evaluator (:func:`jobenv.judge.checks.evaluate_rubrics`) on the judge's own extraction.
     """
-    from ..extract import extract_output
-    from ..judge.checks import CheckContext, evaluate_check
-    from ..tasks import parse_rubrics
+    from ..judge.checks import evaluate_rubrics
 
-    parsed = parse_rubrics({"rubrics": rubrics}, "generated RUBRICS.json")
-    ctx = CheckContext(extract_output(Path(output_dir), with_images=False))
-    out: list[list[bool | None]] = []
-    for r in parsed:
-        row: list[bool | None] = []
-        for c in r.checks or []:
-            row.append(None if getattr(c, "kind", "") == "llm" else evaluate_check(c, ctx)[0])
-        out.append(row)
-    return out
+    return [[None if v is None else bool(v[0]) for v in row] for row in evaluate_rubrics(rubrics, Path(output_dir))]
 
 
 def _passes(row: list[bool | None]) -> bool:
@@ -177,12 +168,13 @@ def _passes(row: list[bool | None]) -> bool:
     return bool(graded) and all(graded)
 
 
-def _facts_hash(rubrics: list[dict[str, Any]]) -> str:
-    graded = [c for r in rubrics for c in r["jobenv_checks"] if c.get("kind") != "llm"]
+def _facts_hash(rubrics: list[Rubric]) -> str:
+    graded = [c for r in rubrics for c in r.to_json().get("jobenv_checks", []) if c.get("kind") != "llm"]
     return hashlib.sha256(json.dumps(graded, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: int, role: str) -> tuple[dict[str, Any], str]:
+def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: int, role: str,
+               judgement: bool = True) -> tuple[dict[str, Any], str]:
     """Write one planned task to ``task_dir`` (which must not exist), build its rubrics and run the gates.
 
     Returns (expected facts, facts hash). Raises QualityGateError or DegenerateTask when a gate fails.
@@ -209,7 +201,7 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
     for t in plan.traps:
         naive[t["kind"]] = engine.analyse(str(folder), params, naive=(NAIVE_FLAG[t["kind"]],))
     engine._TABLES.clear()
-    rubrics = build_rubrics(plan, facts, rows, naive, role)
+    rubrics, trap_rubrics = build_rubrics(plan, facts, rows, naive, role, judgement=judgement)
     gt = task_dir / "ground_truth"
     gt.mkdir()
     script = gt / "solve.py"
@@ -218,30 +210,26 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
     # solve.py is this engine with these PARAMS; writing its outputs here saves re-reading the files (the
     # tests re-run solve.py as a script and compare the bytes)
     engine.write_outputs(str(outputs), params, facts, rows)
-    for r, res in zip(rubrics, grade_checks(rubrics, outputs)):
-        bad = [c for c, ok in zip(r["criterion"], res) if ok is False]
+    for r, res in zip(rubrics, grade_checks(rubrics, outputs), strict=True):
+        bad = [c for c, ok in zip(r.criteria, res, strict=True) if ok is False]
         if bad:
-            raise QualityGateError(f"ground truth fails its own check: {r['rubric']!r}: {bad[0]!r}")
+            raise QualityGateError(f"ground truth fails its own check: {r.text!r}: {bad[0]!r}")
     scratch = Path(tempfile.mkdtemp(prefix="jobenv-gates-"))
     try:
         empty = scratch / "empty"
         empty.mkdir()
-        passed = [r["rubric"] for r, res in zip(rubrics, grade_checks(rubrics, empty)) if _passes(res)]
+        passed = [r.text for r, res in zip(rubrics, grade_checks(rubrics, empty), strict=True) if _passes(res)]
         if passed:
             raise QualityGateError(f"empty: an empty output passes rubric {passed[0]!r}")
-        for i, r in enumerate(rubrics):
-            kind = r.get("jobenv_trap")
-            if not kind:
-                continue
+        for kind, i in trap_rubrics.items():
             nout = scratch / kind
             nf, nr = naive[kind]
             engine.write_outputs(str(nout), params, nf, nr)
             if _passes(grade_checks(rubrics, nout)[i]):
-                raise QualityGateError(f"naive: the naive answer to {kind} still earns {r['rubric']!r}")
+                raise QualityGateError(f"naive: the naive answer to {kind} still earns {rubrics[i].text!r}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    (task_dir / "RUBRICS.json").write_text(_json({"rubrics": rubrics}), encoding="utf-8")
-    trap_rubrics = {r.get("jobenv_trap"): i for i, r in enumerate(rubrics) if r.get("jobenv_trap")}
+    (task_dir / "RUBRICS.json").write_text(_json({"rubrics": [r.to_json() for r in rubrics]}), encoding="utf-8")
     traps = [dict(t, rubric=trap_rubrics.get(t["kind"])) for t in plan.traps]
     expected = {k: v for k, v in facts.items() if k not in ("exception_rows",)}
     fh = _facts_hash(rubrics)
@@ -274,11 +262,13 @@ def _card(plan: Plan, facts: dict[str, Any], traps: list[dict[str, Any]]) -> str
 
 
 def generate(n: int, seed: int, out_dir: Path, *, stats: GenerationStats | None = None,
-             exclude_facts: set[str] | None = None) -> list[Path]:
+             exclude_facts: set[str] | None = None, judgement: bool = True) -> list[Path]:
     """Generate ``n`` tasks from ``seed`` into ``out_dir/<occupation>/taskN/``; returns the task dirs in order.
 
     A draw whose graded facts (meta.json ``facts_hash``) equal an earlier task's, or one in
-    ``exclude_facts`` (e.g. another split's), is redrawn. Existing task directories with the same names
+    ``exclude_facts`` (e.g. another split's), is redrawn. With ``judgement`` (the default, as in JobTasks)
+    every task also has two rubrics whose criteria need the LLM judge (``judge="auto"``); without it every
+    criterion has a deterministic check and the split grades offline with ``judge="checks"``. Existing task directories with the same names
     are replaced. Raises JobenvError for n < 0 and TaskFormatError when one index cannot produce a task
     that passes the gates in MAX_ATTEMPTS draws.
     """
@@ -307,7 +297,7 @@ def generate(n: int, seed: int, out_dir: Path, *, stats: GenerationStats | None 
                     plan = plan_task(_stream(seed, index, attempt), a["scenario"], occ, decision=a["decision"],
                                      premise=a["premise"], extra_traps=a["extra_traps"])
                     _, fh = write_task(plan, staging, seed=seed, index=index, attempt=attempt,
-                                       role=str(plan.meta["role"]))
+                                       role=str(plan.meta["role"]), judgement=judgement)
                     if fh in seen:
                         raise QualityGateError("duplicate: graded facts equal an earlier task's")
                 except DegenerateTask as exc:
@@ -339,8 +329,12 @@ def generate(n: int, seed: int, out_dir: Path, *, stats: GenerationStats | None 
     return made
 
 
-def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0) -> Path:
+def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0, *, judgement: bool = False) -> Path:
     """Generate ``n`` tasks from ``seed`` into ``dest`` once; later calls return ``dest`` at once.
+
+    This is the split the registry serves (``jobenv/synthetic``, the ``jobtasks/train`` stand-in), so by
+    default it has checks on every criterion and grades without an LLM; ``judgement=True`` adds the
+    LLM-graded rubrics.
 
     Cached by a marker file recording the generator version, seed and n: a marker that disagrees (or a
     half-written directory without one) causes regeneration. Concurrent callers serialise on a lock
@@ -348,7 +342,7 @@ def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0)
     never sees a partial split. Raises like :func:`generate`.
     """
     dest = Path(dest)
-    want = {"generator_version": GENERATOR_VERSION, "seed": int(seed), "n": int(n)}
+    want = {"generator_version": GENERATOR_VERSION, "seed": int(seed), "n": int(n), "judgement": bool(judgement)}
 
     def current() -> bool:
         try:
@@ -367,7 +361,7 @@ def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0)
             return dest
         tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
         try:
-            tasks = generate(n, seed, tmp)
+            tasks = generate(n, seed, tmp, judgement=judgement)
             marker = dict(want, tasks=[p.relative_to(tmp).as_posix() for p in tasks])
             (tmp / SPLIT_MARKER).write_text(_json(marker), encoding="utf-8")
             if dest.exists():

@@ -11,9 +11,10 @@ import random
 import re
 from typing import Any
 
+from ..check_models import Check
+from ..tasks import Rubric
 from .common import (
-    LLM_CHECKS, DegenerateTask, Plan, c_cell, c_columns, c_file, c_regex, c_rows, fld, fld_has, fld_num, llm, num_text,
-    rubric, tol,
+    DegenerateTask, Plan, c_cell, c_columns, c_file, c_regex, c_rows, fld, fld_has, fld_num, llm, num_text, rubric, tol,
 )
 
 __all__ = ["build_rubrics", "NAIVE_FLAG"]
@@ -27,7 +28,7 @@ def _cell_value(v: Any) -> Any:
     return "" if v is None else v
 
 
-def _cell_check(table: dict[str, Any], key_col: dict[str, Any], col: dict[str, Any], row: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+def _cell_check(table: dict[str, Any], key_col: dict[str, Any], col: dict[str, Any], row: dict[str, Any]) -> tuple[str, Check]:
     v = row.get(col["key"])
     key = str(row[key_col["key"]])
     if isinstance(v, float):
@@ -37,15 +38,16 @@ def _cell_check(table: dict[str, Any], key_col: dict[str, Any], col: dict[str, A
     return text, c_cell(table["file"], {key_col["header"]: key}, col["header"], _cell_value(v))
 
 
-def _field_items(memo: dict[str, Any], f: dict[str, Any], facts: dict[str, Any], *, short: bool = False) -> list[tuple[str, dict[str, Any]]]:
+def _field_items(memo: dict[str, Any], f: dict[str, Any], facts: dict[str, Any], *, short: bool = False,
+                 options: list[str] | None = None) -> list[tuple[str, Check]]:
     file, label, key = memo["file"], f["label"], f["key"]
     v = facts.get(key)
     if key == "decision":
         word = memo["decision"][0] if v else memo["decision"][1]
-        return [(f"{file} states {label}: {word}", fld(file, label, word))]
+        return [(f"{file} states {label}: {word}", fld(file, label, word, options=list(memo["decision"])))]
     if key == "premise":
         word = memo["yes"] if v else memo["no"]
-        return [(f"{file} answers {label}: {word}", fld(file, label, word))]
+        return [(f"{file} answers {label}: {word}", fld(file, label, word, options=[memo["yes"], memo["no"]]))]
     if isinstance(v, list):
         if not v:
             return [(f"{file} states {label}: none", fld(file, label, "none"))]
@@ -54,7 +56,7 @@ def _field_items(memo: dict[str, Any], f: dict[str, Any], facts: dict[str, Any],
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         d = int(f.get("decimals", 0 if isinstance(v, int) else 2))
         return [(f"{file} states {label}: {num_text(float(v), d)}", fld_num(file, label, float(v), d))]
-    return [(f"{file} states {label}: {v}", fld(file, label, str(v)))]
+    return [(f"{file} states {label}: {v}", fld(file, label, str(v), options=options))]
 
 
 def _rows_by_key(rows: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
@@ -62,16 +64,16 @@ def _rows_by_key(rows: list[dict[str, Any]], key: str) -> dict[str, dict[str, An
 
 
 def _trap_items(plan: Plan, facts: dict[str, Any], rows: list[dict[str, Any]], nfacts: dict[str, Any],
-                nrows: list[dict[str, Any]], rng: random.Random) -> list[tuple[str, dict[str, Any]]]:
+                nrows: list[dict[str, Any]], rng: random.Random) -> list[tuple[str, Check]]:
     D = plan.params["deliverables"]
     table, memo = D["table"], D["memo"]
     key_col = table["columns"][0]
-    cands: list[tuple[str, dict[str, Any]]] = []
+    cands: list[tuple[str, Check]] = []
     for f in memo["fields"]:
         if f["key"] in ("premise",):
             continue
         if _differs(facts.get(f["key"]), nfacts.get(f["key"]), int(f.get("decimals", 2))):
-            cands.extend(_field_items(memo, f, facts, short=True))
+            cands.extend(_field_items(memo, f, facts, short=True, options=_names(rows, key_col)))
     if len(nrows) != len(rows):
         cands.append((f"{table['file']} has {len(rows)} data rows", c_rows(table["file"], len(rows))))
     naive_rows = _rows_by_key(nrows, key_col["key"])
@@ -92,16 +94,27 @@ def _differs(a: Any, b: Any, decimals: int) -> bool:
     return a != b
 
 
+def _names(rows: list[dict[str, Any]], key_col: dict[str, Any]) -> list[str] | None:
+    names = sorted({str(r[key_col["key"]]) for r in rows})
+    return names if len(names) > 1 else None
+
+
 def build_rubrics(plan: Plan, facts: dict[str, Any], rows: list[dict[str, Any]],
-                  naive: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]], role: str) -> list[dict[str, Any]]:
-    """About ten rubrics for the task; raises DegenerateTask when a planted trap changes no graded fact."""
+                  naive: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]], role: str, *,
+                  judgement: bool = True) -> tuple[list[Rubric], dict[str, int]]:
+    """About ten rubrics for the task and the index of each trap's rubric.
+
+    Fact-anchored rubrics carry deterministic checks; with ``judgement`` two rubrics of criteria marked for
+    the LLM judge are added. Raises DegenerateTask when a planted trap changes no graded fact.
+    """
     rng = random.Random(plan.probe_seed)
     D = plan.params["deliverables"]
     table, memo = D["table"], D["memo"]
     cols = table["columns"]
     key_col = cols[0]
     unit = key_col["header"]
-    R: list[dict[str, Any]] = []
+    R: list[Rubric] = []
+    trap_index: dict[str, int] = {}
     R.append(rubric(f"Delivers {table['file']} with the required structure", 6, [
         (f"{table['file']} exists in the output folder", c_file(table["file"])),
         (f"{table['file']} has the columns {', '.join(c['header'] for c in cols)}", c_columns(table["file"], [c["header"] for c in cols])),
@@ -127,7 +140,7 @@ def build_rubrics(plan: Plan, facts: dict[str, Any], rows: list[dict[str, Any]],
     head = [f for f in memo["fields"] if f["key"] not in ("flagged", "decision", "premise", "records", "source_file")]
     items = [(f"{memo['file']} exists", c_file(memo["file"]))]
     for f in head:
-        items.extend(_field_items(memo, f, facts))
+        items.extend(_field_items(memo, f, facts, options=_names(rows, key_col) if f["key"] == "top" else None))
     R.append(rubric(f"{memo['file']} states the headline figures", 8, items))
     items = [(f"{memo['file']} exists", c_file(memo["file"]))]
     for f in [f for f in memo["fields"] if f["key"] in ("records", "source_file")]:
@@ -146,11 +159,12 @@ def build_rubrics(plan: Plan, facts: dict[str, Any], rows: list[dict[str, Any]],
     prem = next(f for f in memo["fields"] if f["key"] == "premise")
     claim = plan.params["premise"]["value"]
     false_premise = any(t["kind"] == "false_premise" for t in plan.traps)
+    if false_premise:
+        trap_index["false_premise"] = len(R)
     R.append(rubric("The memo confirms or corrects the requester's premise", 10 if false_premise else 6,
                     _field_items(memo, prem, facts) + [
                         (f"{memo['file']} discusses {claim}, the subject of the premise", c_regex(rf"(?<![\w]){re.escape(claim)}(?![\w])", memo["file"])),
-                        (f"{memo['file']} exists", c_file(memo["file"]))],
-                    trap="false_premise" if false_premise else None))
+                        (f"{memo['file']} exists", c_file(memo["file"]))]))
     ex = D.get("exceptions")
     if ex:
         n_ex = len(facts.get("exceptions", []))
@@ -167,8 +181,9 @@ def build_rubrics(plan: Plan, facts: dict[str, Any], rows: list[dict[str, Any]],
         items = _trap_items(plan, facts, rows, nf, nr, rng)
         if not items:
             raise DegenerateTask(f"trap {t['kind']} changes no graded fact")
-        R.append(rubric(_trap_text(t["kind"], plan), 10, items, trap=t["kind"]))
-    if LLM_CHECKS:
+        trap_index[t["kind"]] = len(R)
+        R.append(rubric(_trap_text(t["kind"], plan), 10, items))
+    if judgement:
         R.append(rubric("The memo explains the method and how data problems were handled", 6, [
             ("names the file and records the analysis used and why they are the right ones", llm("judgement of an explanation")),
             ("states the house-rule threshold that decides the outcome and applies it consistently", llm("judgement of reasoning")),
@@ -180,7 +195,7 @@ def build_rubrics(plan: Plan, facts: dict[str, Any], rows: list[dict[str, Any]],
             ("addresses the requester's stated belief directly rather than around it", llm("judgement of tone and content")),
             ("is concise and free of unexplained jargon", llm("judgement of writing")),
         ]))
-    return R
+    return R, trap_index
 
 
 def _trap_text(kind: str, plan: Plan) -> str:

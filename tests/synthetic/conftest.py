@@ -19,9 +19,9 @@ def split_stats() -> GenerationStats:
 
 @pytest.fixture(scope="session")
 def split(tmp_path_factory: pytest.TempPathFactory, split_stats: GenerationStats) -> tuple[Path, list[Path]]:
-    """Sixteen tasks from seed 11, generated once for the session."""
+    """Sixteen checks-only tasks from seed 11 (as the registry serves them), generated once for the session."""
     root = tmp_path_factory.mktemp("synthetic-split")
-    return root, generate(SPLIT_N, SPLIT_SEED, root, stats=split_stats)
+    return root, generate(SPLIT_N, SPLIT_SEED, root, stats=split_stats, judgement=False)
 
 
 @pytest.fixture(scope="session")

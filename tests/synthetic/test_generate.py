@@ -27,11 +27,6 @@ def _hashes(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def _fact_rubrics(task):
-    """Rubrics graded by checks (every criterion deterministic)."""
-    return [r for r in task.rubrics if r.checks and all(getattr(c, "kind", "") != "llm" for c in r.checks)]
-
-
 def test_version_constants_agree():
     assert synthetic.GENERATOR_VERSION == common.GENERATOR_VERSION
 
@@ -123,18 +118,28 @@ def test_ground_truth_reexecutes_identically(split_tasks, tmp_path):
 
 
 def test_checks_judge_scores_ground_truth_one_and_nothing_zero(split_tasks):
+    judge = make_judge("checks")
     empty = Path(tempfile.mkdtemp())
     for t in split_tasks:
-        rubrics = [r.to_json() for r in t.rubrics]
-        good = grade_checks(rubrics, t.root / "ground_truth" / "outputs")
-        assert all(x is not False for row in good for x in row), t.id
-        none = grade_checks(rubrics, empty)
-        assert not any(row and all(x is not False for x in row) and any(x for x in row) for row in none), t.id
-    fact_only = [t for t in split_tasks if len(_fact_rubrics(t)) == len(t.rubrics)]
-    judge = make_judge("checks")
-    for t in fact_only[:6]:
+        assert t.has_checks
         rep = judge.grade_sync(t, t.root / "ground_truth" / "outputs")
         assert rep.status == "ok" and rep.normalized_score == 1.0, (t.id, rep.error)
+        assert not any(row and all(row) for row in grade_checks(t.rubrics, empty)), t.id
+
+
+def test_judgement_rubrics_are_marked_for_the_llm_judge(tmp_path):
+    from jobenv.tasks import load_task_dir
+
+    for p in generate(2, 5, tmp_path):
+        t = load_task_dir(p, "synthetic")
+        llm = [r for r in t.rubrics if r.checks and all(c.kind == "llm" for c in r.checks)]
+        assert len(llm) == 2 and all(len(r.criteria) == 3 and r.weight == 6 for r in llm)
+        assert not t.has_checks and t.llm_criteria
+        facts = [r for r in t.rubrics if r not in llm]
+        assert all(all(c.kind != "llm" for c in r.checks or []) for r in facts) and len(facts) >= 8
+        res = grade_checks(t.rubrics, t.root / "ground_truth" / "outputs")
+        assert all(x is True for r, row in zip(t.rubrics, res) if r in facts for x in row)
+        assert all(x is None for r, row in zip(t.rubrics, res) if r in llm for x in row)
 
 
 def test_a_wrong_decision_loses_the_decision_rubric(split_tasks, tmp_path):
@@ -147,11 +152,10 @@ def test_a_wrong_decision_loses_the_decision_rubric(split_tasks, tmp_path):
     text = memo.read_text()
     line = next(ln for ln in text.splitlines() if ln.startswith("Decision:"))
     words = t.meta["deliverables"]["decision_words"]
-    other = words[1] if words[0] in line else words[0]
+    other = words[1] if line.split(":", 1)[1].strip() == words[0] else words[0]
     memo.write_text(text.replace(line, f"Decision: {other}"))
-    rubrics = [r.to_json() for r in t.rubrics]
-    res = grade_checks(rubrics, out)
-    dec = next(i for i, r in enumerate(t.rubrics) if "decision" in r.text)
+    res = grade_checks(t.rubrics, out)
+    dec = next(i for i, r in enumerate(t.rubrics) if "reaches the decision" in r.text)
     assert any(x is False for x in res[dec])
     assert sum(1 for row in res if row and all(x is not False for x in row)) >= len(res) - 4
 

@@ -21,6 +21,7 @@ from jobenv.synthetic.generator import QualityGateError, grade_checks, write_tas
 from jobenv.synthetic.rubrics import NAIVE_FLAG
 from jobenv.synthetic.scenarios import SCENARIOS
 from jobenv.synthetic.solvers import engine
+from jobenv.tasks import load_task_dir
 
 CASES = [
     ("duplicates", "district_spend"),
@@ -47,7 +48,7 @@ def _make(tmp_path: Path, trap: str, key: str):
         try:
             plan = plan_task(rng, sc, sc.professions[0], decision=bool(attempt % 2), premise=trap != "false_premise",
                              extra_traps=0, traps=forced)
-            write_task(plan, task_dir, seed=0, index=0, attempt=attempt, role="Director")
+            write_task(plan, task_dir, seed=0, index=0, attempt=attempt, role="Director", judgement=False)
             return plan, task_dir
         except (DegenerateTask, QualityGateError):
             continue
@@ -73,7 +74,7 @@ def test_trap_is_planted_changes_the_answer_and_costs_its_rubric(trap, key, tmp_
     plan, task_dir = _make(tmp_path, trap, key)
     folder = task_dir / "task_folder"
     meta = json.loads((task_dir / "meta.json").read_text())
-    rubrics = json.loads((task_dir / "RUBRICS.json").read_text())["rubrics"]
+    rubrics = load_task_dir(task_dir, "synthetic").rubrics
     declared = {t["kind"]: t for t in meta["traps"]}
     assert trap in declared
     P = plan.params
@@ -103,7 +104,7 @@ def test_trap_is_planted_changes_the_answer_and_costs_its_rubric(trap, key, tmp_
     out = tmp_path / "naive"
     engine.write_outputs(str(out), P, naive, nrows)
     i = declared[trap]["rubric"]
-    assert rubrics[i]["weight"] == 10
+    assert rubrics[i].weight == 10
     assert any(x is False for x in grade_checks(rubrics, out)[i])
     assert all(x is not False for x in grade_checks(rubrics, task_dir / "ground_truth" / "outputs")[i])
 
