@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
-from . import compose, writers
 from .common import DegenerateTask, Plan, RefFile, near_rounding_boundary
-from .data import load_raw, source_meta
+from .compose import email_text, instructions, meeting_notes, person, policy_paragraphs
+from .sources import load_raw, source_meta
 from .families import KINDS
 from .professions import profession
 from .records import Scenario
 from .solvers import engine
+from .writers import write_csv, write_docx, write_pdf, write_sqlite, write_text, write_xlsx
 
 __all__ = ["plan_task", "TRAP_KINDS"]
 
@@ -150,7 +152,7 @@ def plan_task(rng: random.Random, sc: Scenario, occupation: str, *, decision: bo
         planted.append({"kind": "false_premise", "claim": claim})
 
     # -- people, house rules, e-mails, distractors --
-    requester = compose.person(rng)
+    requester = person(rng)
     role, org = rng.choice(prof.requesters), rng.choice(prof.orgs)
     specific = ([f"Scope: {scope_text}."] if scope else []) + ctx["rules"]
     policy_name = f"{rng.choice(('analysis_rules', 'house_rules', 'working_rules', 'policy_memo', 'guidance'))}_{stem}." + rng.choice(("pdf", "docx"))
@@ -158,11 +160,11 @@ def plan_task(rng: random.Random, sc: Scenario, occupation: str, *, decision: bo
     emails.insert(0, _delivery_email(rng, sc, main_name, date, requester))
     for i, (subject, text) in enumerate(emails):
         files.append(RefFile(name=f"email_{i + 1:02d}_{_slug(subject)}.eml", role="email",
-                             write=lambda p, t=text: writers.write_text(p, t), description="e-mail"))
+                             write=_text_writer(text), description="e-mail"))
     files.extend(_distractors(rng, sc, stem, requester, date))
     subject = kind.subject(rng, sc)
     table, memo_file, labels, extra = kind.deliverables(rng, sc, params)
-    text = compose.instructions(
+    text = instructions(
         rng, prof=prof, requester=requester, role=role, org=org, subject=subject, purpose=kind.purpose(rng, sc, params),
         about=sc.about, belief=belief, table=table, memo_file=memo_file, memo_labels=labels,
         extra_deliverables=extra, policy=policy_name, files=[f.name for f in files])
@@ -170,7 +172,7 @@ def plan_task(rng: random.Random, sc: Scenario, occupation: str, *, decision: bo
         raise DegenerateTask(f"{len(files)} reference files")
     return Plan(family=sc.family, scenario=sc.key, occupation=occupation, instructions=text, files=files, params=params,
                 source=source_meta(sc.source), traps=planted, subject=subject, probe_seed=rng.randrange(2**31),
-                truth=ctx["truth"], 
+                truth=ctx["truth"],
                 meta={"layout": layout, "scope": scope_text or None, "premise_holds": premise, "decision": decision,
                       "role": role, "requester": requester, "org": org})
 
@@ -222,6 +224,13 @@ def _perturb(rng: random.Random, sc: Scenario, records: Any) -> Any:
     return out.reset_index(drop=True)
 
 
+def _text_writer(text: str) -> Any:
+    def write(path: Any) -> None:
+        write_text(path, text)
+
+    return write
+
+
 def _slug(s: str) -> str:
     return "_".join("".join(ch for ch in w.lower() if ch.isalnum()) for w in s.split()[:4]).strip("_")[:40]
 
@@ -243,9 +252,9 @@ def _data_file(name: str, layout: str, df: Any, sc: Scenario, stem: str, role: s
 
     def write(path: Any) -> None:
         if layout == "csv":
-            writers.write_csv(path, header, _rows(df))
+            write_csv(path, header, _rows(df))
         elif layout == "sqlite":
-            writers.write_sqlite(path, stem, header, _rows(df), [_sql_type(df[c]) for c in df.columns])
+            write_sqlite(path, stem, header, _rows(df), [_sql_type(df[c]) for c in df.columns])
         else:
             groups = sorted(df[sc.group].astype(str).unique())
             if len(groups) <= 10:
@@ -255,7 +264,7 @@ def _data_file(name: str, layout: str, df: Any, sc: Scenario, stem: str, role: s
                 sheets = [(f"Part {i + 1}", header, _rows(df.iloc[i * n:(i + 1) * n])) for i in range(3)]
             sheets.append(("Notes", ["note"], [[notes]]))
             sheets.append(("Dictionary", ["column", "description"], [[c, c.replace("_", " ")] for c in header]))
-            writers.write_xlsx(path, sheets)
+            write_xlsx(path, sheets)
 
     return RefFile(name=name, role=role, write=write, description=f"{layout} extract")
 
@@ -265,36 +274,36 @@ def _lookup_file(spec: dict[str, Any], frame: Any) -> RefFile:
 
     def write(path: Any) -> None:
         if spec["layout"] == "csv":
-            writers.write_csv(path, header, _rows(frame))
+            write_csv(path, header, _rows(frame))
         else:
-            writers.write_xlsx(path, [(spec.get("sheet", "Sheet1"), header, _rows(frame)),
+            write_xlsx(path, [(spec.get("sheet", "Sheet1"), header, _rows(frame)),
                                       ("Notes", ["note"], [[spec.get("note", "")]])])
 
     return RefFile(name=spec["file"], role="lookup", write=write, description="reference table")
 
 
 def _policy_file(rng: random.Random, name: str, title: str, sc: Scenario, specific: list[str]) -> RefFile:
-    paras = compose.policy_paragraphs(rng, title=title, ident=sc.id, entity=sc.entity, unit=sc.unit, specific=specific)
+    paras = policy_paragraphs(rng, title=title, ident=sc.id, entity=sc.entity, unit=sc.unit, specific=specific)
 
     def write(path: Any) -> None:
-        (writers.write_pdf if name.endswith(".pdf") else writers.write_docx)(path, title, paras)
+        (write_pdf if name.endswith(".pdf") else write_docx)(path, title, paras)
 
     return RefFile(name=name, role="policy", write=write, description="house-rules memo")
 
 
 def _delivery_email(rng: random.Random, sc: Scenario, file: str, date: str, requester: str) -> tuple[str, str]:
-    sender = compose.person(rng)
+    sender = person(rng)
     subject = rng.choice(("Extract delivered", "Data pull for your request", "Files for the review", "Your data request"))
     body = rng.choice((
         f"Hi,\n\nThe extract you asked for is in the folder as {file}. It was pulled on {date}.\n\n{sender}, Data Office",
         f"Hello,\n\nAs requested, here is the {sc.entity} extract ({file}). Let me know if a column is unclear.\n\n{sender}",
         f"{requester.split()[0]},\n\nSaved {file} to the shared folder this morning. Same layout as last time.\n\nRegards,\n{sender}",
     ))
-    return subject, compose.email_text(sender=sender, to=requester, subject=subject, date=date, body=body)
+    return subject, email_text(sender=sender, to=requester, subject=subject, date=date, body=body)
 
 
 def _version_email(rng: random.Random, sc: Scenario, right: str, wrong: str, date: str) -> tuple[str, str]:
-    sender = compose.person(rng)
+    sender = person(rng)
     subject = rng.choice(("Correction to the extract", "Which file to use", "Re: extract - please read"))
     body = rng.choice((
         f"Hi,\n\nTwo files went out today. {wrong} was produced with the wrong filter and should not be used; "
@@ -303,29 +312,31 @@ def _version_email(rng: random.Random, sc: Scenario, right: str, wrong: str, dat
         f"Hello,\n\nI have double-checked both files. {right} reconciles to the system totals; {wrong} does not, so "
         f"please work from {right}.\n\n{sender}, Data Office",
     ))
-    return subject, compose.email_text(sender=sender, to="analysis team", subject=subject, date=date, body=body)
+    return subject, email_text(sender=sender, to="analysis team", subject=subject, date=date, body=body)
 
 
 def _distractors(rng: random.Random, sc: Scenario, stem: str, requester: str, date: str) -> list[RefFile]:
     out: list[RefFile] = []
-    people = [requester] + [compose.person(rng) for _ in range(rng.randint(2, 4))]
-    notes = compose.meeting_notes(rng, topic=sc.metric_noun + " review", people=people, date=date)
+    people = [requester] + [person(rng) for _ in range(rng.randint(2, 4))]
+    notes = meeting_notes(rng, topic=sc.metric_noun + " review", people=people, date=date)
     out.append(RefFile(name=rng.choice(("meeting_notes.txt", "team_minutes.txt", "standup_notes.md", "notes_from_call.txt")),
-                       role="distractor", write=lambda p: writers.write_text(p, notes), description="meeting notes"))
+                       role="distractor", write=_text_writer(notes), description="meeting notes"))
     if rng.random() < 0.7:
         from .scenarios import SCENARIOS
 
         other = rng.choice([s for s in SCENARIOS if s.source != sc.source])
         frame = _sample(rng, other.prep(load_raw(other.source)), rng.randint(40, 150))
         name = rng.choice(("reference_", "background_", "previous_request_", "other_team_")) + other.key + ".csv"
-        out.append(RefFile(name=name, role="distractor",
-                           write=lambda p, f=frame: writers.write_csv(p, [str(c) for c in f.columns], _rows(f)),
+        def write_frame(p: Any, f: Any = frame) -> None:
+            write_csv(p, [str(c) for c in f.columns], _rows(f))
+
+        out.append(RefFile(name=name, role="distractor", write=write_frame,
                            description=f"unrelated extract ({other.about})"))
     if rng.random() < 0.5:
         lines = [f"# Data dictionary: {stem}", ""] + [f"- {c}: {c.replace('_', ' ')}" for c in sc.numeric] + [
             "", f"Source: {sc.about}.", ""]
         out.append(RefFile(name=f"{stem}_data_dictionary.md", role="distractor",
-                           write=lambda p: writers.write_text(p, "\n".join(lines)), description="data dictionary"))
+                           write=_text_writer("\n".join(lines)), description="data dictionary"))
     return out
 
 

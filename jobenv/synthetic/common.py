@@ -7,12 +7,20 @@ rubrics are :class:`jobenv.tasks.Rubric`; the generator grades them with the jud
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..check_models import (
-    CellCheck, Check, ColumnsCheck, FieldCheck, FileExistsCheck, LlmCheck, RowCountCheck, TextCheck,
+    CellCheck,
+    Check,
+    ColumnsCheck,
+    FieldCheck,
+    FileExistsCheck,
+    LlmCheck,
+    RowCountCheck,
+    TextCheck,
 )
 from ..tasks import Rubric
 

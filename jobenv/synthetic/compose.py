@@ -8,7 +8,8 @@ trap, so nothing in the text says which problem a folder hides.
 from __future__ import annotations
 
 import random
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .professions import FIRST_NAMES, SURNAMES, Profession
 
@@ -96,7 +97,7 @@ _TABLE_INTRO = (
 
 def instructions(rng: random.Random, *, prof: Profession, requester: str, role: str, org: str, subject: str,
                  purpose: str, about: str, belief: str, table: dict[str, Any], memo_file: str,
-                 memo_labels: Sequence[str], extra_deliverables: Sequence[str], policy: str,
+                 memo_labels: Sequence[tuple[str, str]], extra_deliverables: Sequence[str], policy: str,
                  files: Sequence[str]) -> str:
     """The task prompt: a request in the requester's voice, the deliverables and the reference file list."""
     me = prof.title

@@ -20,11 +20,7 @@ from .solvers import engine
 __all__ = ["Kind", "GroupMetric", "limit_for"]
 
 
-def _between(lo: float, hi: float, d: int) -> float:
-    return nice_between(lo, hi, d)
-
-
-def _limit(rng: random.Random, values: list[float], decision: bool, direction: str, d: int) -> float:
+def limit_for(rng: random.Random, values: list[float], decision: bool, direction: str, d: int) -> float:
     """A round threshold so that some values breach it (decision) or none does."""
     vals = sorted(set(rnd(v, d) for v in values if not math.isnan(v)))
     if len(vals) < 3:
@@ -34,9 +30,9 @@ def _limit(rng: random.Random, values: list[float], decision: bool, direction: s
         vals = [-v for v in vals][::-1]
     if decision:
         k = rng.randint(1, min(3, len(vals) - 1))
-        lim = _between(vals[-k - 1], vals[-k], d)
+        lim = nice_between(vals[-k - 1], vals[-k], d)
     else:
-        lim = _between(vals[-1], vals[-1] + spread * rng.uniform(0.1, 0.4) + 10 ** (-d), d)
+        lim = nice_between(vals[-1], vals[-1] + spread * rng.uniform(0.1, 0.4) + 10 ** (-d), d)
     return -lim if direction == "below" else lim
 
 
@@ -95,6 +91,16 @@ class Kind:
                           " If I'm wrong, say so plainly."))
         return {"kind": k, "value": x}, text + ask
 
+    def setup(self, rng: random.Random, sc: Scenario, pop: Any, written: Any, *, decision: bool,
+              stem: str) -> dict[str, Any]:
+        """Thresholds for the decision target, house rules, lookups and the in-memory ground truth."""
+        raise NotImplementedError
+
+    def deliverables(self, rng: random.Random, sc: Scenario,
+                     params: dict[str, Any]) -> tuple[dict[str, Any], str, list[tuple[str, str]], list[str]]:
+        """(table for the prompt, memo file, memo labels with hints, extra deliverable lines); sets params."""
+        raise NotImplementedError
+
     def memo(self, rng: random.Random, sc: Scenario, fields: list[dict[str, Any]]) -> dict[str, Any]:
         title = rng.choice(("Findings", "Summary for management", "Decision memo", "Briefing note")) + ": " + sc.metric_noun
         pos, neg = self.decision_words
@@ -104,7 +110,7 @@ class Kind:
     def common_fields(self, sc: Scenario) -> list[dict[str, Any]]:
         pos, neg = self.decision_words
         return [
-            {"key": "flagged", "label": self.flag_text(sc), "hint": f"names separated by semicolons, or none"},
+            {"key": "flagged", "label": self.flag_text(sc), "hint": "names separated by semicolons, or none"},
             {"key": "decision", "label": "Decision", "hint": f"{pos} or {neg}"},
             {"key": "premise", "label": "Premise holds", "hint": "yes or no"},
             {"key": "source_file", "label": "Data file used", "hint": "file name"},
@@ -142,7 +148,7 @@ class GroupMetric(Kind):
         if A["metric"] == "peak_util":
             A["limit"] = A.pop("_limit")
         else:
-            A["limit"] = _limit(rng, vals, decision, A["direction"], sc.decimals)
+            A["limit"] = limit_for(rng, vals, decision, A["direction"], sc.decimals)
         A.pop("_cap", None)
         d = sc.decimals
         word = "above" if A["direction"] == "above" else "below"
@@ -207,7 +213,7 @@ class GroupMetric(Kind):
             ev = A["event"]
             op, x = ev["op"], ev["value"]
         else:
-            op, x = ">", _between(float(vals.quantile(rng.uniform(0.86, 0.93))), float(vals.max()), dec)
+            op, x = ">", nice_between(float(vals.quantile(rng.uniform(0.86, 0.93))), float(vals.max()), dec)
         hits = engine._compare(pop[sc.value], op, x).sum()
         if not 1 <= hits <= 60 or (vals == x).any():
             return None
@@ -221,15 +227,16 @@ class GroupMetric(Kind):
         A = params["analysis"]
         n_head = rng.choice(("n", "records", f"{sc.entity.replace(' ', '_').replace('-', '_')}s"))
         flag_head = rng.choice(("flag", "flagged", "breach", "status"))
-        cols = [{"key": sc.group, "header": sc.group, "decimals": 0}, {"key": "n", "header": n_head, "decimals": 0},
+        cols: list[dict[str, Any]] = [{"key": sc.group, "header": sc.group, "decimals": 0}, {"key": "n", "header": n_head, "decimals": 0},
                 {"key": "value", "header": sc.metric_header, "decimals": sc.decimals},
                 {"key": "flag", "header": flag_head, "decimals": 0}]
         table = rng.choice(("summary.csv", f"{sc.group.replace(' ', '_')}_summary.csv", "results_table.csv", "table.csv"))
-        fields = [{"key": "records", "label": rng.choice(("Records analysed", "Records in scope")), "hint": "count"},
+        fields: list[dict[str, Any]] = [{"key": "records", "label": rng.choice(("Records analysed", "Records in scope")), "hint": "count"},
                   {"key": "top", "label": f"{'Highest' if A.get('direction', 'above') == 'above' else 'Lowest'} {sc.metric_noun}",
                    "hint": sc.group_noun},
                   {"key": "top_value", "label": f"Value for that {sc.group_noun}",
-                   "hint": f"{sc.unit}, {sc.decimals} decimals", "decimals": sc.decimals}] + self.common_fields(sc)
+                   "hint": f"{sc.unit}, {sc.decimals} decimals", "decimals": sc.decimals}]
+        fields += self.common_fields(sc)
         memo = self.memo(rng, sc, fields)
         params["deliverables"] = {"table": {"file": table, "columns": cols}, "memo": memo}
         extra = []

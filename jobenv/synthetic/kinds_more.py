@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from .common import DegenerateTask, near_rounding_boundary, num_text
-from .kinds import Kind, _between, _limit
+from .common import DegenerateTask, near_rounding_boundary, nice_between, num_text
+from .kinds import Kind, limit_for
 from .records import Scenario
 from .solvers import engine
 
@@ -64,7 +64,7 @@ class Change(Kind):
             raise DegenerateTask("fewer than 3 groups with a base value")
         if any(near_rounding_boundary(r["change"], sc.decimals) for r in rows):
             raise DegenerateTask("a change sits on a rounding boundary")
-        limit = _limit(rng, pcts, decision, "above", 1)
+        limit = limit_for(rng, pcts, decision, "above", 1)
         A["limit"] = limit
         rules.append(f"Threshold: a {sc.group_noun} is flagged when the absolute percentage change is above "
                      f"{num_text(limit)}% (after rounding the percentage to 1 decimal place).")
@@ -91,11 +91,11 @@ class Change(Kind):
         c = f"actual_{A['current']}" if self.budget else f"{sc.metric_header}_{A['current']}"
         ch = rng.choice(("change", "difference", "variance" if self.budget else "delta"))
         pct = rng.choice(("pct_change", "change_pct", "percent_change"))
-        cols = [{"key": sc.group, "header": sc.group, "decimals": 0}, {"key": "base", "header": b, "decimals": sc.decimals},
+        cols: list[dict[str, Any]] = [{"key": sc.group, "header": sc.group, "decimals": 0}, {"key": "base", "header": b, "decimals": sc.decimals},
                 {"key": "current", "header": c, "decimals": sc.decimals}, {"key": "change", "header": ch, "decimals": sc.decimals},
                 {"key": "pct", "header": pct, "decimals": 1}, {"key": "flag", "header": "flag", "decimals": 0}]
         table = rng.choice(("variance_table.csv", "comparison.csv", f"{sc.group}_changes.csv", "period_comparison.csv"))
-        fields = _memo_fields(self, sc, [
+        fields: list[dict[str, Any]] = _memo_fields(self, sc, [
             {"key": "total", "label": f"Total {A['current']}" + (" actual" if self.budget else ""), "hint": sc.unit, "decimals": sc.decimals},
             {"key": "total_pct", "label": "Overall change (%)", "hint": "percent, 1 decimal", "decimals": 1},
             {"key": "top", "label": "Largest absolute change", "hint": sc.group_noun},
@@ -156,11 +156,11 @@ class Scoring(Kind):
         return {"kind": "top", "value": x}, text + rng.choice((" Confirm or correct that in the memo.", " Tell me if I'm wrong."))
 
     def deliverables(self, rng: random.Random, sc: Scenario, params: dict[str, Any]) -> tuple[dict[str, Any], str, list[tuple[str, str]], list[str]]:
-        cols = [{"key": sc.id, "header": sc.id, "decimals": 0}, {"key": "eligible", "header": "eligible", "decimals": 0},
+        cols: list[dict[str, Any]] = [{"key": sc.id, "header": sc.id, "decimals": 0}, {"key": "eligible", "header": "eligible", "decimals": 0},
                 {"key": "value", "header": rng.choice(("score", "weighted_score", "points")), "decimals": sc.decimals},
                 {"key": "rank", "header": "rank", "decimals": 0}]
         table = rng.choice(("scoring_matrix.csv", "bid_scores.csv", "evaluation.csv", "scorecard.csv"))
-        fields = [{"key": "top", "label": "Highest-scoring option", "hint": "name"},
+        fields: list[dict[str, Any]] = [{"key": "top", "label": "Highest-scoring option", "hint": "name"},
                   {"key": "top_value", "label": "Winning score", "hint": "points", "decimals": sc.decimals},
                   {"key": "flagged", "label": "Ineligible options", "hint": "names separated by semicolons, or none"},
                   {"key": "decision", "label": "Decision", "hint": " or ".join(self.decision_words)},
@@ -195,12 +195,12 @@ class Matching(Kind):
         extra = spare.head(rng.randint(1, 3))[[sc.id, sc.value]].rename(columns={sc.value: "amount_billed"})
         theirs = pd.concat([theirs, extra]).sample(frac=1.0, random_state=rng.randrange(2**31)).reset_index(drop=True)
         other_name = rng.choice(("statement", "counterparty_statement", "vendor_statement", "bank_report")) + f"_{stem}." + rng.choice(("csv", "xlsx"))
-        A = {"kind": "matching", "key": sc.id, "amount": sc.value, "other_amount": "amount_billed", "tolerance": tolerance,
+        A: dict[str, Any] = {"kind": "matching", "key": sc.id, "amount": sc.value, "other_amount": "amount_billed", "tolerance": tolerance,
              "numeric": ["amount_billed"], "decimals": 2, "materiality": 0.0,
              "other": {"file": other_name, "layout": other_name.rsplit(".", 1)[1], "skip_sheets": ["Notes"]}}
         truth, rows = engine.matching_frames(ours, theirs, A, ())
         exp = truth["exposure"]
-        A["materiality"] = _between(exp * 0.3, exp * 0.9, 2) if decision else _between(exp * 1.1, exp * 2.0, 2)
+        A["materiality"] = nice_between(exp * 0.3, exp * 0.9, 2) if decision else nice_between(exp * 1.1, exp * 2.0, 2)
         truth, rows = engine.matching_frames(ours, theirs, A, ())
         truth["all"] = sorted(str(x) for x in ours[sc.id])
         rules = [f"Matching: match on {sc.id}. A difference of {num_text(tolerance)} {sc.unit} or less is rounding and counts as matched.",
@@ -223,11 +223,11 @@ class Matching(Kind):
         return {"kind": "not_flagged", "value": x}, text + " Please confirm in the memo."
 
     def deliverables(self, rng: random.Random, sc: Scenario, params: dict[str, Any]) -> tuple[dict[str, Any], str, list[tuple[str, str]], list[str]]:
-        cols = [{"key": sc.id, "header": sc.id, "decimals": 0}, {"key": "source", "header": "our_amount", "decimals": 2},
+        cols: list[dict[str, Any]] = [{"key": sc.id, "header": sc.id, "decimals": 0}, {"key": "source", "header": "our_amount", "decimals": 2},
                 {"key": "other", "header": "their_amount", "decimals": 2}, {"key": "difference", "header": "difference", "decimals": 2},
                 {"key": "status", "header": "status", "decimals": 0}]
         table = rng.choice(("reconciliation_exceptions.csv", "unmatched_items.csv", "exceptions.csv", "recon_breaks.csv"))
-        fields = [{"key": "records", "label": "Records in our extract", "hint": "count"},
+        fields: list[dict[str, Any]] = [{"key": "records", "label": "Records in our extract", "hint": "count"},
                   {"key": "exposure", "label": "Total absolute difference", "hint": sc.unit, "decimals": 2},
                   {"key": "net", "label": "Net difference", "hint": f"theirs minus ours, {sc.unit}", "decimals": 2},
                   {"key": "decision", "label": "Decision", "hint": " or ".join(self.decision_words)},
@@ -289,13 +289,14 @@ class Reorder(Kind):
         return {"written": written, "params": {"analysis": A}, "lookups": lookups, "truth": truth, "rules": rules}
 
     def deliverables(self, rng: random.Random, sc: Scenario, params: dict[str, Any]) -> tuple[dict[str, Any], str, list[tuple[str, str]], list[str]]:
-        cols = [{"key": sc.group, "header": sc.group, "decimals": 0}, {"key": "mean", "header": "avg_daily_demand", "decimals": sc.decimals},
+        cols: list[dict[str, Any]] = [{"key": sc.group, "header": sc.group, "decimals": 0}, {"key": "mean", "header": "avg_daily_demand", "decimals": sc.decimals},
                 {"key": "rop", "header": "reorder_point", "decimals": sc.decimals}, {"key": "on_hand", "header": "on_hand", "decimals": 0},
                 {"key": "flag", "header": "order_now", "decimals": 0}, {"key": "qty", "header": "order_qty", "decimals": 0}]
         table = rng.choice(("reorder_plan.csv", "replenishment.csv", "reorder_points.csv"))
-        fields = [{"key": "total_qty", "label": "Total order quantity", "hint": "kits"},
+        fields: list[dict[str, Any]] = [{"key": "total_qty", "label": "Total order quantity", "hint": "kits"},
                   {"key": "top", "label": "Most urgent item", "hint": sc.group_noun},
-                  {"key": "top_value", "label": "Its reorder point", "hint": "kits", "decimals": sc.decimals}] + self.common_fields(sc)
+                  {"key": "top_value", "label": "Its reorder point", "hint": "kits", "decimals": sc.decimals}]
+        fields += self.common_fields(sc)
         memo = self.memo(rng, sc, fields)
         params["deliverables"] = {"table": {"file": table, "columns": cols}, "memo": memo}
         return ({"file": table, "headers": [c["header"] for c in cols], "unit": sc.group_noun}, memo["file"],

@@ -8,8 +8,9 @@ truthful: the task names the real source, and meta.json records it with the whee
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 

