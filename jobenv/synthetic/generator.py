@@ -206,6 +206,8 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
     gt.mkdir()
     script = gt / "solve.py"
     script.write_text(solver_source(plan, label), encoding="utf-8")
+    (gt / "params.json").write_text(json.dumps(params, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+                                    encoding="utf-8")
     outputs = gt / "outputs"
     # solve.py is this engine with these PARAMS; writing its outputs here saves re-reading the files (the
     # tests re-run solve.py as a script and compare the bytes)
@@ -240,7 +242,7 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
                               **{k: v for k, v in plan.meta.items() if k not in ("premise_holds", "decision")},
                               "targets": {"premise_holds": plan.meta["premise_holds"], "decision": plan.meta["decision"]}},
         reference_files=[{"name": f.name, "role": f.role, "description": f.description} for f in plan.files],
-        ground_truth={"script": "ground_truth/solve.py", "outputs": "ground_truth/outputs",
+        ground_truth={"script": "ground_truth/solve.py", "outputs": "ground_truth/outputs", "params": "ground_truth/params.json",
                       "command": "python solve.py TASK_FOLDER OUTPUT_DIR"},
         expected=json.loads(_json(expected)), facts_hash=fh,
         deliverables={"table": params["deliverables"]["table"]["file"], "memo": params["deliverables"]["memo"]["file"],
