@@ -182,7 +182,7 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
     from .rubrics import NAIVE_FLAG, build_rubrics
     from .solvers import engine
 
-    label = f"{plan.occupation}/{task_dir.name}"
+    label = f"{plan.occupation}, index {index}"
     folder = task_dir / "task_folder"
     folder.mkdir(parents=True)
     (folder / "TASK_INSTRUCTIONS.txt").write_text(plan.instructions, encoding="utf-8")
@@ -263,70 +263,114 @@ def _card(plan: Plan, facts: dict[str, Any], traps: list[dict[str, Any]]) -> str
     return "\n".join(lines) + "\n"
 
 
+@dataclass
+class _Draw:
+    """One index's first draw that passed every gate except the split-level duplicate check."""
+
+    index: int
+    attempt: int
+    occupation: str
+    facts_hash: str
+    staging: Path
+    rejected: list[tuple[str, str]]
+
+
+def _draw(seed: int, index: int, first_attempt: int, staging_root: str, judgement: bool) -> _Draw:
+    """Draw task ``index`` from ``first_attempt`` on until one passes the gates (runs in worker processes too).
+
+    Raises TaskFormatError after MAX_ATTEMPTS attempts.
+    """
+    from .build import plan_task
+
+    rejected: list[tuple[str, str]] = []
+    for attempt in range(first_attempt, MAX_ATTEMPTS):
+        a = assignment(seed, index, attempt)
+        staging = Path(staging_root) / f"i{index:06d}-a{attempt:02d}" / a["occupation"] / "task1"
+        shutil.rmtree(staging.parent.parent, ignore_errors=True)
+        staging.parent.mkdir(parents=True)
+        try:
+            plan = plan_task(_stream(seed, index, attempt), a["scenario"], a["occupation"], decision=a["decision"],
+                             premise=a["premise"], extra_traps=a["extra_traps"])
+            _, fh = write_task(plan, staging, seed=seed, index=index, attempt=attempt,
+                               role=str(plan.meta["role"]), judgement=judgement)
+            return _Draw(index, attempt, a["occupation"], fh, staging, rejected)
+        except (DegenerateTask, QualityGateError) as exc:
+            gate = "degenerate" if isinstance(exc, DegenerateTask) else str(exc).split(":", 1)[0]
+            rejected.append((gate, str(exc)))
+            shutil.rmtree(staging.parent.parent, ignore_errors=True)
+    last = rejected[-1][1] if rejected else "no attempt left"
+    raise TaskFormatError(f"generate: task index {index} (seed {seed}) failed every quality gate in "
+                          f"{MAX_ATTEMPTS} attempts; last: {last}")
+
+
 def generate(n: int, seed: int, out_dir: Path, *, stats: GenerationStats | None = None,
-             exclude_facts: set[str] | None = None, judgement: bool = True) -> list[Path]:
+             exclude_facts: set[str] | None = None, judgement: bool = True, workers: int | None = None) -> list[Path]:
     """Generate ``n`` tasks from ``seed`` into ``out_dir/<occupation>/taskN/``; returns the task dirs in order.
 
     A draw whose graded facts (meta.json ``facts_hash``) equal an earlier task's, or one in
     ``exclude_facts`` (e.g. another split's), is redrawn. With ``judgement`` (the default, as in JobTasks)
     every task also has two rubrics whose criteria need the LLM judge (``judge="auto"``); without it every
-    criterion has a deterministic check and the split grades offline with ``judge="checks"``. Existing task directories with the same names
-    are replaced. Raises JobenvError for n < 0 and TaskFormatError when one index cannot produce a task
-    that passes the gates in MAX_ATTEMPTS draws.
+    criterion has a deterministic check and the split grades offline with ``judge="checks"``.
+    ``workers`` processes draw tasks in parallel (default: one per CPU for 16 or more tasks); the result
+    does not depend on it, since each index is drawn from its own stream and accepted in index order.
+    Existing task directories with the same names are replaced. Raises JobenvError for n < 0 and
+    TaskFormatError when one index cannot produce a task that passes the gates in MAX_ATTEMPTS draws.
     """
-    from .build import plan_task
-
     if n < 0:
         raise JobenvError(f"generate: n must be >= 0, got {n}")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     stats = stats if stats is not None else GenerationStats()
+    if workers is None:
+        workers = min(os.cpu_count() or 1, 4) if n >= 16 else 1
     counters: dict[str, int] = {}
     seen: set[str] = set(exclude_facts or ())
     made: list[Path] = []
     staging_root = out_dir / ".staging"
+    shutil.rmtree(staging_root, ignore_errors=True)
+    staging_root.mkdir()
+    pool = None
     try:
+        if workers > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            from .scenarios import SCENARIOS
+            from .sources import load_raw
+
+            for sc in SCENARIOS:  # decompress once, before the workers fork
+                load_raw(sc.source)
+            pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+            ahead = workers * 3
+            futures = {i: pool.submit(_draw, seed, i, 0, str(staging_root), judgement) for i in range(min(n, ahead))}
         for index in range(n):
-            last = ""
-            for attempt in range(MAX_ATTEMPTS):
-                a = assignment(seed, index, attempt)
-                occ = a["occupation"]
-                number = counters.get(occ, 0) + 1
-                staging = staging_root / occ / f"task{number}"
-                shutil.rmtree(staging, ignore_errors=True)
-                staging.parent.mkdir(parents=True, exist_ok=True)
-                try:
-                    plan = plan_task(_stream(seed, index, attempt), a["scenario"], occ, decision=a["decision"],
-                                     premise=a["premise"], extra_traps=a["extra_traps"])
-                    _, fh = write_task(plan, staging, seed=seed, index=index, attempt=attempt,
-                                       role=str(plan.meta["role"]), judgement=judgement)
-                    if fh in seen:
-                        raise QualityGateError("duplicate: graded facts equal an earlier task's")
-                except DegenerateTask as exc:
-                    stats.reject("degenerate", str(exc))
-                    last = str(exc)
-                    shutil.rmtree(staging, ignore_errors=True)
-                    continue
-                except QualityGateError as exc:
-                    gate = str(exc).split(":", 1)[0]
-                    stats.reject(gate, str(exc))
-                    last = str(exc)
-                    shutil.rmtree(staging, ignore_errors=True)
-                    continue
-                seen.add(fh)
-                final = out_dir / occ / f"task{number}"
-                final.parent.mkdir(parents=True, exist_ok=True)
-                if final.exists():
-                    shutil.rmtree(final)
-                os.replace(staging, final)
-                counters[occ] = number
-                made.append(final)
-                stats.accepted += 1
-                break
+            if pool is not None:
+                d = futures.pop(index).result()
+                if index + ahead < n:
+                    futures[index + ahead] = pool.submit(_draw, seed, index + ahead, 0, str(staging_root), judgement)
             else:
-                raise TaskFormatError(f"generate: task index {index} (seed {seed}) failed every quality gate in "
-                                      f"{MAX_ATTEMPTS} attempts; last: {last}")
+                d = _draw(seed, index, 0, str(staging_root), judgement)
+            while True:
+                for gate, reason in d.rejected:
+                    stats.reject(gate, reason)
+                if d.facts_hash not in seen:
+                    break
+                stats.reject("duplicate", f"index {index} attempt {d.attempt}: graded facts equal an earlier task's")
+                shutil.rmtree(d.staging.parent.parent, ignore_errors=True)
+                d = _draw(seed, index, d.attempt + 1, str(staging_root), judgement)
+            seen.add(d.facts_hash)
+            number = counters.get(d.occupation, 0) + 1
+            final = out_dir / d.occupation / f"task{number}"
+            final.parent.mkdir(parents=True, exist_ok=True)
+            if final.exists():
+                shutil.rmtree(final)
+            os.replace(d.staging, final)
+            counters[d.occupation] = number
+            made.append(final)
+            stats.accepted += 1
     finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
         shutil.rmtree(staging_root, ignore_errors=True)
     return made
 
