@@ -18,11 +18,11 @@ import pandas as pd
 
 from .common import DegenerateTask, Plan, RefFile, near_rounding_boundary
 from .compose import email_text, instructions, meeting_notes, person, policy_paragraphs
-from .sources import load_raw, source_meta
 from .families import KINDS
 from .professions import profession
 from .records import Scenario
 from .solvers import engine
+from .sources import load_raw, source_meta
 from .writers import write_csv, write_docx, write_pdf, write_sqlite, write_text, write_xlsx
 
 __all__ = ["plan_task", "TRAP_KINDS"]
@@ -283,7 +283,8 @@ def _lookup_file(spec: dict[str, Any], frame: Any) -> RefFile:
 
 
 def _policy_file(rng: random.Random, name: str, title: str, sc: Scenario, specific: list[str]) -> RefFile:
-    paras = policy_paragraphs(rng, title=title, ident=sc.id, entity=sc.entity, unit=sc.unit, specific=specific)
+    paras = policy_paragraphs(rng, title=title, ident=sc.id, entity=sc.entity, unit=sc.unit, specific=specific,
+                              units_rule=sc.unit_alt is not None)
 
     def write(path: Any) -> None:
         (write_pdf if name.endswith(".pdf") else write_docx)(path, title, paras)

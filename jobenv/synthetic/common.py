@@ -42,6 +42,7 @@ __all__ = [
     "fld",
     "fld_num",
     "fld_has",
+    "fld_list",
     "llm",
     "rubric",
 ]
@@ -154,6 +155,11 @@ def fld(file: str, label: str, value: str, options: list[str] | None = None) -> 
 def fld_num(file: str, label: str, value: float, decimals: int) -> Check:
     """The labelled fact ``label: <number>``, within the rounding the house rules state."""
     return FieldCheck(file=file, label=label, number=float(value), tolerance=tol(decimals))
+
+
+def fld_list(file: str, label: str, items: list[str]) -> Check:
+    """The labelled list ``label: a; b`` names exactly ``items`` (in any order)."""
+    return FieldCheck(file=file, label=label, items=list(items))
 
 
 def fld_has(file: str, label: str, item: str, present: bool = True) -> Check:

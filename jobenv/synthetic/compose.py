@@ -145,9 +145,12 @@ _STANDING = (
 
 
 def policy_paragraphs(rng: random.Random, *, title: str, ident: str, entity: str, unit: str,
-                      specific: Sequence[str]) -> list[str]:
-    """Paragraphs of the house-rules memo: purpose, analysis rules (standing + task-specific), filler."""
-    standing = [s.format(id=ident, entity=entity, unit=unit) for s in _STANDING]
+                      specific: Sequence[str], units_rule: bool = True) -> list[str]:
+    """Paragraphs of the house-rules memo: purpose, analysis rules (standing + task-specific), filler.
+
+    The units rule is stated for every task whose data set could come in another unit, trap or not.
+    """
+    standing = [s.format(id=ident, entity=entity, unit=unit) for s in _STANDING if units_rule or "Units" not in s]
     rules = list(specific) + standing
     rng.shuffle(rules)
     filler = rng.sample(FILLER_POLICIES, rng.randint(2, 4))

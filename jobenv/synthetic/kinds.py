@@ -153,7 +153,7 @@ class GroupMetric(Kind):
         d = sc.decimals
         word = "above" if A["direction"] == "above" else "below"
         rules.append(f"Threshold: a {sc.group_noun} is flagged when its {sc.metric_noun} is {word} "
-                     f"{num_text(A['limit'])} {sc.unit} (strictly {word}, after rounding to {d} decimal places).")
+                     f"{num_text(A['limit'])} {sc.unit} (strictly {word}, after rounding to {d} decimal place{'s' if d != 1 else ''}).")
         if A.get("min_n"):
             rules.append(f"Small cells: a {sc.group_noun} with fewer than {A['min_n']} {sc.entity}s in scope is not "
                          "reported (write SUPPRESSED in the flag column and leave the value blank) and is never flagged.")
@@ -166,7 +166,7 @@ class GroupMetric(Kind):
         if A["metric"] == "slope":
             rules.append(f"Definition: the trend is the ordinary least-squares slope of {sc.value} on {A['x']}, "
                          f"rounded to {d} decimal places.")
-        rules.append(f"Rounding: report {sc.metric_noun} to {d} decimal places; counts are whole numbers.")
+        rules.append(f"Rounding: report {sc.metric_noun} to {d} decimal place{'s' if d != 1 else ''}; counts are whole numbers.")
         if sc.metric.get("exceptions"):
             ex = self._exceptions(rng, sc, pop, A)
             if ex:
@@ -235,7 +235,7 @@ class GroupMetric(Kind):
                   {"key": "top", "label": f"{'Highest' if A.get('direction', 'above') == 'above' else 'Lowest'} {sc.metric_noun}",
                    "hint": sc.group_noun},
                   {"key": "top_value", "label": f"Value for that {sc.group_noun}",
-                   "hint": f"{sc.unit}, {sc.decimals} decimals", "decimals": sc.decimals}]
+                   "hint": f"{sc.unit}, {sc.decimals} decimal{'s' if sc.decimals != 1 else ''}", "decimals": sc.decimals}]
         fields += self.common_fields(sc)
         memo = self.memo(rng, sc, fields)
         params["deliverables"] = {"table": {"file": table, "columns": cols}, "memo": memo}

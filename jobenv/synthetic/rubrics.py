@@ -23,6 +23,7 @@ from .common import (
     c_rows,
     fld,
     fld_has,
+    fld_list,
     fld_num,
     llm,
     num_text,
@@ -51,7 +52,7 @@ def _cell_check(table: dict[str, Any], key_col: dict[str, Any], col: dict[str, A
     return text, c_cell(table["file"], {key_col["header"]: key}, col["header"], _cell_value(v))
 
 
-def _field_items(memo: dict[str, Any], f: dict[str, Any], facts: dict[str, Any], *, short: bool = False,
+def _field_items(memo: dict[str, Any], f: dict[str, Any], facts: dict[str, Any], *,
                  options: list[str] | None = None) -> list[tuple[str, Check]]:
     file, label, key = memo["file"], f["label"], f["key"]
     v = facts.get(key)
@@ -64,8 +65,8 @@ def _field_items(memo: dict[str, Any], f: dict[str, Any], facts: dict[str, Any],
     if isinstance(v, list):
         if not v:
             return [(f"{file} states {label}: none", fld(file, label, "none"))]
-        picks = v[:1] if short else v[:3]
-        return [(f"{file} lists {x} under {label}", fld_has(file, label, x)) for x in picks]
+        # the whole list, exactly: a memo that names every candidate (a hedge) must not pass
+        return [(f"{file} lists exactly {'; '.join(v)} under {label}", fld_list(file, label, v))]
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         d = int(f.get("decimals", 0 if isinstance(v, int) else 2))
         return [(f"{file} states {label}: {num_text(float(v), d)}", fld_num(file, label, float(v), d))]
@@ -86,7 +87,7 @@ def _trap_items(plan: Plan, facts: dict[str, Any], rows: list[dict[str, Any]], n
         if f["key"] in ("premise",):
             continue
         if _differs(facts.get(f["key"]), nfacts.get(f["key"]), int(f.get("decimals", 2))):
-            cands.extend(_field_items(memo, f, facts, short=True, options=_names(rows, key_col)))
+            cands.extend(_field_items(memo, f, facts, options=_names(rows, key_col)))
     if len(nrows) != len(rows):
         cands.append((f"{table['file']} has {len(rows)} data rows", c_rows(table["file"], len(rows))))
     naive_rows = _rows_by_key(nrows, key_col["key"])

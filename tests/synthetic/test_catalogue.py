@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 
 from jobenv.synthetic.common import DegenerateTask, nice_between
-from jobenv.synthetic.sources import load_raw, source_meta
 from jobenv.synthetic.families import KINDS
 from jobenv.synthetic.generator import GenerationStats, assignment, generate
 from jobenv.synthetic.kinds import limit_for
 from jobenv.synthetic.professions import PROFESSIONS
 from jobenv.synthetic.scenarios import FAMILIES, SCENARIOS, scenarios_for
+from jobenv.synthetic.sources import load_raw, source_meta
 
 
 def test_every_profession_has_a_scenario_and_every_family_a_kind():

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from jobenv.synthetic.generator import GenerationStats, generate, grade_checks
-from jobenv.synthetic.rubrics import NAIVE_FLAG
 from jobenv.synthetic.report import split_report
+from jobenv.synthetic.rubrics import NAIVE_FLAG
 from jobenv.synthetic.solvers import engine
 from jobenv.tasks import load_task_dir
 
