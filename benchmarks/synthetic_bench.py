@@ -24,14 +24,14 @@ def main() -> None:
     ap.add_argument("--checks-only", action="store_true")
     ap.add_argument("--keep", help="write the split here and keep it")
     args = ap.parse_args()
+    from jobenv.synthetic.build import prepared_records
     from jobenv.synthetic.generator import GENERATOR_VERSION, GenerationStats, generate
     from jobenv.synthetic.report import split_report
     from jobenv.synthetic.scenarios import SCENARIOS
-    from jobenv.synthetic.sources import load_raw
 
     t0 = time.perf_counter()
     for sc in SCENARIOS:  # decompress the bundled data sets once, so the timing is generation
-        load_raw(sc.source)
+        prepared_records(sc)
     warm = time.perf_counter() - t0
     out = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="jobenv-synbench-"))
     stats = GenerationStats()

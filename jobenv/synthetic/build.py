@@ -25,10 +25,20 @@ from .solvers import engine
 from .sources import load_raw, source_meta
 from .writers import write_csv, write_docx, write_pdf, write_sqlite, write_text, write_xlsx
 
-__all__ = ["plan_task", "TRAP_KINDS"]
+__all__ = ["plan_task", "prepared_records", "TRAP_KINDS"]
 
 TRAP_KINDS = ("duplicates", "stale_file", "conflicting_versions", "unit_scale", "out_of_scope", "false_premise")
 _DATES = ("2024-03-31", "2024-06-30", "2024-09-30", "2024-12-31", "2025-03-31")
+
+
+_PREPARED: dict[str, Any] = {}
+
+
+def prepared_records(sc: Scenario) -> Any:
+    """The scenario's records (prepared once per process; a fresh copy each call)."""
+    if sc.key not in _PREPARED:
+        _PREPARED[sc.key] = sc.prep(load_raw(sc.source))
+    return _PREPARED[sc.key].copy()
 
 
 def _sample(rng: random.Random, df: Any, n: int) -> Any:
@@ -61,7 +71,7 @@ def plan_task(rng: random.Random, sc: Scenario, occupation: str, *, decision: bo
     """
     kind = KINDS[sc.family]
     prof = profession(occupation)
-    full = _subset(rng, sc, sc.prep(load_raw(sc.source)))
+    full = _subset(rng, sc, prepared_records(sc))
     full = _sample(rng, full, sc.max_rows)
     for c in sc.numeric:
         full[c] = pd.to_numeric(full[c], errors="coerce")
@@ -104,7 +114,7 @@ def plan_task(rng: random.Random, sc: Scenario, occupation: str, *, decision: bo
         traps.append("false_premise")
 
     # -- layout and the planted traps --
-    layout = rng.choice(("csv", "xlsx", "sqlite") if len(written) <= 4000 else ("csv", "sqlite"))
+    layout = rng.choice(("csv", "xlsx", "sqlite") if len(written) <= 2500 else ("csv", "sqlite"))
     date = rng.choice(_DATES[1:] if "stale_file" in traps else _DATES)
     ext = {"csv": "csv", "xlsx": "xlsx", "sqlite": "db"}[layout]
     records = written.copy()
@@ -326,7 +336,7 @@ def _distractors(rng: random.Random, sc: Scenario, stem: str, requester: str, da
         from .scenarios import SCENARIOS
 
         other = rng.choice([s for s in SCENARIOS if s.source != sc.source])
-        frame = _sample(rng, other.prep(load_raw(other.source)), rng.randint(40, 150))
+        frame = _sample(rng, prepared_records(other), rng.randint(40, 150))
         name = rng.choice(("reference_", "background_", "previous_request_", "other_team_")) + other.key + ".csv"
         def write_frame(p: Any, f: Any = frame) -> None:
             write_csv(p, [str(c) for c in f.columns], _rows(f))

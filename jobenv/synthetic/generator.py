@@ -335,11 +335,11 @@ def generate(n: int, seed: int, out_dir: Path, *, stats: GenerationStats | None 
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
+            from .build import prepared_records
             from .scenarios import SCENARIOS
-            from .sources import load_raw
 
-            for sc in SCENARIOS:  # decompress once, before the workers fork
-                load_raw(sc.source)
+            for sc in SCENARIOS:  # decompress and prepare once, before the workers fork
+                prepared_records(sc)
             pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
             ahead = workers * 3
             futures = {i: pool.submit(_draw, seed, i, 0, str(staging_root), judgement) for i in range(min(n, ahead))}

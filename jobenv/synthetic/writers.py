@@ -84,7 +84,8 @@ def write_xlsx(path: Path, sheets: Sequence[tuple[str, Sequence[str], Sequence[S
     """A workbook with one sheet per ``(name, header, rows)``, properties and zip dates pinned."""
     from openpyxl import Workbook
 
-    wb = Workbook(write_only=True)  # streams rows: several times faster for large extracts
+    wb = Workbook()  # not write_only: that mode writes no sheet dimensions, and readers then scan every sheet twice
+    wb.remove(wb.active)
     for name, header, rows in sheets:
         ws = wb.create_sheet(title=name[:31])
         ws.append(list(header))
