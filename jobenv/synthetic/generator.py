@@ -15,6 +15,8 @@ Quality gates (a draw failing one is dropped and redrawn from the next attempt's
   own check evaluator (:func:`jobenv.judge.checks.evaluate_check`);
 - ``empty``: an empty output passes a rubric;
 - ``naive``: the naive answer to a planted trap still earns that trap's rubric;
+- ``probe``: the judge's grader probes (:func:`jobenv.judge.probes.probe_rubrics`) find a paraphrase of the
+  ground truth that loses a criterion, a hedge that keeps a rubric, or a blind answer above 0.05;
 - ``duplicate``: the graded facts equal another task's in the split;
 - ``size``: the task folder exceeds the size budget.
 """
@@ -36,6 +38,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..errors import JobenvError, TaskFormatError
+from ..judge.probes import probe_rubrics
 from ..tasks import Rubric
 from .common import GENERATOR_VERSION, DegenerateTask, Plan
 from .professions import PROFESSIONS
@@ -229,6 +232,11 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
             engine.write_outputs(str(nout), params, nf, nr)
             if _passes(grade_checks(rubrics, nout)[i]):
                 raise QualityGateError(f"naive: the naive answer to {kind} still earns {rubrics[i].text!r}")
+        # the judge's grader probes: a paraphrased ground truth keeps every criterion, a hedged one loses the
+        # hedged rubrics, a blind one earns at most 0.05 (built from these very checks)
+        problems = probe_rubrics(rubrics, outputs, scratch / "probes", full=False)
+        if problems:
+            raise QualityGateError(f"probe: {problems[0]}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     (task_dir / "RUBRICS.json").write_text(_json({"rubrics": [r.to_json() for r in rubrics]}), encoding="utf-8")

@@ -36,6 +36,10 @@ def limit_for(rng: random.Random, values: list[float], decision: bool, direction
     return -lim if direction == "below" else lim
 
 
+def _plural(noun: str) -> str:
+    return noun + ("es" if noun.endswith(("s", "x", "ch")) else "s")
+
+
 class Kind:
     """Shared behaviour; subclasses set the analysis."""
 
@@ -52,10 +56,10 @@ class Kind:
 
     def purpose(self, rng: random.Random, sc: Scenario, params: dict[str, Any]) -> str:
         return rng.choice(self.purposes).format(metric=sc.metric_noun, group=sc.group_noun, entity=sc.entity,
-                                                groups=sc.group_noun + "s")
+                                                groups=_plural(sc.group_noun))
 
     def flag_text(self, sc: Scenario) -> str:
-        return self.flag_label.format(group=sc.group_noun.capitalize() + "s")
+        return self.flag_label.format(group=_plural(sc.group_noun).capitalize())
 
     def premise(self, rng: random.Random, sc: Scenario, truth: dict[str, Any], *, holds: bool,
                 requester_first: str) -> tuple[dict[str, Any], str]:

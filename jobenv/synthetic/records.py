@@ -113,7 +113,7 @@ def _email(df: Any) -> Any:
     out["attachments"] = df["attach"].astype(int)
     out["line_breaks"] = df["line_breaks"].astype(int)
     out["spam"] = df["spam"].astype(int)
-    out["sender_bucket"] = out["number_class"] + "/" + out["html_format"].map({0: "plain", 1: "html"})
+    out["sender_bucket"] = out["number_class"] + "_numbers_" + out["html_format"].map({0: "plain", 1: "html"})
     return out
 
 
