@@ -20,6 +20,7 @@ class Options:
     seed: int
     out: str
     force: bool
+    checks_only: bool = False
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -27,10 +28,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=non_negative_int, default=0, help="random seed (same seed, same tasks)")
     p.add_argument("--out", required=True, help="output folder (required; must be empty or new unless --force)")
     p.add_argument("--force", action="store_true", help="write into a non-empty folder (default: refuse)")
+    p.add_argument("--checks-only", action="store_true",
+                   help="leave out the LLM-graded judgement rubrics, so every criterion grades with judge='checks'")
 
 
 def run(opts: Options) -> int:
-    """Writes the tasks and prints one line per task. A non-empty ``--out`` without ``--force`` or a missing
+    """Writes the tasks and prints the split report. A non-empty ``--out`` without ``--force`` or a missing
     ``synthetic`` extra is a JobenvError (exit 2) before anything is written."""
     import time
 
@@ -48,10 +51,12 @@ def run(opts: Options) -> int:
 
     stats = GenerationStats()
     t0 = time.perf_counter()
-    paths = generate(opts.n, opts.seed, out, stats=stats)
+    paths = generate(opts.n, opts.seed, out, stats=stats, judgement=not opts.checks_only)
     dt = time.perf_counter() - t0
-    for p in paths:
-        print(p)
+    from ..synthetic.report import format_report, split_report
+
     rejected = ", ".join(f"{k}={v}" for k, v in sorted(stats.rejected.items())) or "none"
-    print(f"generated {len(paths)} tasks in {dt:.1f}s (seed {opts.seed}); draws rejected by quality gates: {rejected}")
+    print(f"generated {len(paths)} tasks in {out} in {dt:.1f}s (seed {opts.seed}); draws rejected by quality gates: {rejected}")
+    if paths:
+        print(format_report(split_report(paths, stats)), end="")
     return 0

