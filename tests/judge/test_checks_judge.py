@@ -164,8 +164,8 @@ CHECKED = [
     {"rubric": "Totals", "weight": 10, "criterion": ["Q1 total 1000", "Has Margin column"],
      "jobenv_checks": [{"kind": "cell", "file": "*.xlsx", "match": {"Quarter": "Q1"}, "column": "Total", "value": 1000},
                        {"kind": "columns", "file": "*.xlsx", "columns": ["Margin"]}]},
-    {"rubric": "Memo", "weight": 6, "criterion": ["Mentions approval", "No guarantee"],
-     "jobenv_checks": [{"kind": "text", "pattern": "approved", "file": "memo.docx"},
+    {"rubric": "Memo", "weight": 6, "criterion": ["States the loss of (1,234.50)", "No guarantee"],
+     "jobenv_checks": [{"kind": "number", "value": -1234.5, "file": "memo.docx"},
                        {"kind": "text", "pattern": "guarantee", "file": "memo.docx", "absent": True}]},
     {"rubric": "Deck", "weight": 4, "criterion": ["Delivers a deck"], "jobenv_checks": [{"kind": "file_exists", "file": "*.pptx"}]},
 ]
