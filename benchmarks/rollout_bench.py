@@ -216,7 +216,7 @@ def main() -> None:
         if args.server == "thread":
             agent = _agent(args, tasks)
             with OpenAIServer(agent) as srv:
-                policy = OpenAIChatPolicy("scripted", base_url=srv.base_url, api_key="bench", retry_backoff_s=0.05, max_retries=3)
+                policy = OpenAIChatPolicy("scripted", base_url=srv.base_url, api_key="bench", max_retries=3)
                 result = asyncio.run(_run(args, policy, tasks, out))
             counters = {"peak": agent.peak, "problems": len(agent.problems)}
         else:
@@ -224,7 +224,7 @@ def main() -> None:
                                      stdout=subprocess.PIPE, text=True)
             try:
                 base_url = child.stdout.readline().strip()  # type: ignore[union-attr]
-                policy = OpenAIChatPolicy("scripted", base_url=base_url, api_key="bench", retry_backoff_s=0.05, max_retries=3)
+                policy = OpenAIChatPolicy("scripted", base_url=base_url, api_key="bench", max_retries=3)
                 result = asyncio.run(_run(args, policy, tasks, out))
                 child.stdin.close()  # type: ignore[union-attr]
                 counters = json.loads(child.stdout.readline())  # type: ignore[union-attr]

@@ -24,7 +24,6 @@ from tests.support.openai_server import OpenAIServer, Reply
 
 
 def _policy(srv: Any, **kw: Any) -> OpenAIChatPolicy:
-    kw.setdefault("retry_backoff_s", 0.01)
     kw.setdefault("max_retries", 2)
     return OpenAIChatPolicy("scripted-model", base_url=srv.base_url, api_key="test-key", temperature=0.5, **kw)
 
