@@ -26,8 +26,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .policy import ContextLengthError, Policy, PolicyOutput
-from .trajectory import StepTiming, TokenUsage, Trajectory, jobenv_version, now_iso
+from .policy import ContextLengthError, Policy, PolicyOutput, policy_id
+from .trajectory import Completion, StepTiming, TokenUsage, Trajectory, jobenv_version, now_iso
 
 __all__ = ["DEFAULT_NUDGE", "RolloutConfig", "run_episode"]
 
@@ -85,6 +85,8 @@ class _Episode:
         self.error_kind: str | None = None
         self.tool_calls = 0
         self.turns = 0
+        self.completions: list[Completion] = []
+        self.sampling: dict[str, Any] | None = None
         self.policy_desc: dict[str, Any] = policy.describe() if hasattr(policy, "describe") else {"kind": type(policy).__name__}
 
     # ---------------------------------------------------------------------------------------- helpers
@@ -157,6 +159,15 @@ class _Episode:
         u.total_tokens += out.prompt_tokens + out.completion_tokens
         u.model_calls += 1
         u.retries += out.retries
+        if self.sampling is None:
+            self.sampling = dict(out.sampling)
+        tok = out.tokens
+        self.completions.append(Completion(
+            message_index=len(self.messages), finish_reason=out.finish_reason, prompt_tokens=out.prompt_tokens,
+            completion_tokens=out.completion_tokens, token_ids=tok.token_ids if tok else None,
+            logprobs=tok.logprobs if tok else None, tokens=tok.tokens if tok else None,
+            prompt_token_ids=tok.prompt_token_ids if tok else None,
+        ))
         return out
 
     async def _run_call(self, call: dict[str, Any]) -> None:
@@ -270,9 +281,12 @@ class _Episode:
             occupation=tid.split("/")[-2] if "/" in tid else None,
             attempt=self.attempt,
             model=self.policy_desc.get("model"),
+            policy_id=policy_id(self.policy_desc),
             policy=self.policy_desc,
+            sampling=self.sampling or {},
             config=self.cfg.model_dump(),
             messages=self.messages,
+            completions=self.completions,
             tools=self.tools,
             reward=reward,
             report=self.report,

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.rollout.helpers import episode_lines, episode_records
+
 
 def _jobenv(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "jobenv.cli", *args], capture_output=True, text=True, timeout=timeout)
@@ -22,13 +24,13 @@ def test_rollout_cli_collects_resumes_and_reports(policy_server: Any, sample_tas
             "--tasks", *ids, "--attempts", "2", "--concurrency", "4", "--judge", "checks", "--out", str(out)]
     proc = _jobenv(*args)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    recs = episode_records(out)
     assert len(recs) == 4 and {r["status"] for r in recs} == {"ok"} and {r["reward"] for r in recs} == {1.0}
     assert "mean reward" in proc.stdout and "1.000" in proc.stdout and "4 new episode(s), 0 resumed" in proc.stderr
     assert agent.problems == []
     again = _jobenv(*args)
     assert again.returncode == 0 and "0 new episode(s), 4 resumed" in again.stderr
-    assert len(out.read_text().splitlines()) == 4
+    assert len(episode_lines(out)) == 4
     html = tmp_path / "r.html"
     rep = _jobenv("report", str(out), "--html", str(html))
     assert rep.returncode == 0 and html.is_file() and ids[0] in html.read_text()
