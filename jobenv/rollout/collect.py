@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from ..errors import JobenvError, SandboxError
 from ..judge.base import Judge
+from ..tasks import select_tasks
 from .episode import RolloutConfig, run_episode
 from .policy import Policy, policy_id
 from .summary import Summary, summarize
@@ -35,7 +36,7 @@ from .trajectory import (
 if TYPE_CHECKING:
     from ..tasks import Task
 
-__all__ = ["CollectResult", "collect", "collect_sync", "select_tasks", "task_digest", "check_sandbox", "KeepOutputs"]
+__all__ = ["CollectResult", "collect", "collect_sync", "task_digest", "check_sandbox", "KeepOutputs"]
 
 
 class CollectResult(BaseModel):
@@ -53,30 +54,6 @@ class CollectResult(BaseModel):
 
     def summary(self, *, include_errors: bool = False) -> Summary:
         return summarize(self.trajectories, include_errors=include_errors)
-
-
-def select_tasks(all_tasks: list[Task], ids: Sequence[str] | None, env_label: str) -> list[Task]:
-    if not ids:
-        return list(all_tasks)
-    from ..tasks import normalize_task_id
-
-    by_id: dict[str, Task] = {}
-    for t in all_tasks:
-        by_id[t.id] = t
-        by_id[t.uid] = t
-    chosen: list[Task] = []
-    missing: list[str] = []
-    for raw in ids:
-        tid = normalize_task_id(raw)
-        task = by_id.get(tid)
-        if task is None:
-            missing.append(raw)
-        elif task not in chosen:
-            chosen.append(task)
-    if missing:
-        known = ", ".join(t.id for t in all_tasks[:12]) + (" ..." if len(all_tasks) > 12 else "")
-        raise JobenvError(f"{env_label}: unknown task id(s) {', '.join(missing)}; known: {known}")
-    return chosen
 
 
 def task_digest(task: Task) -> str:
@@ -182,11 +159,10 @@ def _overlap_warning(digests: dict[str, str], eid: str, others: list[Trajectory]
 
 
 def _build_config(config: RolloutConfig | None, overrides: dict[str, Any]) -> RolloutConfig:
-    cfg = config or RolloutConfig()
     if not overrides:
-        return cfg
+        return config or RolloutConfig()
     try:
-        return RolloutConfig.model_validate({**cfg.model_dump(), **overrides})
+        return RolloutConfig.build(config, **overrides)
     except ValueError as exc:
         raise JobenvError(f"invalid rollout settings {sorted(overrides)}: {exc}") from exc
 
@@ -243,8 +219,10 @@ async def collect(
     cfg = _build_config(config, config_overrides)
     kwargs = dict(env_kwargs or {})
     judge = make_judge(kwargs.pop("judge", "auto"), **dict(kwargs.pop("judge_options", None) or {}))
-    kwargs["max_steps"] = cfg.max_steps  # the env enforces the budget the prompt states, nothing more
-    kwargs["time_limit_s"] = cfg.time_limit_s
+    for k in ("max_steps", "time_limit_s", "on_truncate", "scoring"):
+        if k in kwargs:
+            raise JobenvError(f"collect: pass {k} as a rollout setting (collect(..., {k}=...)), not in env_kwargs")
+    kwargs["rules"] = cfg.rules  # the env enforces exactly the budget the prompt states, nothing more
     if isinstance(env, (str, Path)):
         env_label = str(env)
         all_tasks = load_tasks(env_label)

@@ -231,20 +231,23 @@ def test_limits_nudges_and_budgets(policy_server: Any, sample_tasks: list[Any]) 
     assert t.status == "ok" and t.reward == 1.0
     assert t.messages[1]["role"] == "assistant" and "tool_calls" not in t.messages[1]
     assert t.messages[2] == {"role": "user", "content": RolloutConfig().nudge}
-    # without a nudge the text-only reply ends the episode; the (empty) output is graded
+    # without a nudge the text-only reply ends the episode before submit: the truncation rule applies (zero)
     t = collect_sync("jobenv/sample", _policy(srv), tasks=tid, env_kwargs=ENV_KW, nudge=None).trajectories[0]
-    assert (t.status, t.finish_reason, t.submitted, t.reward, t.num_tool_calls) == ("ok", "no_tool_call", False, 0.0, 0)
-    assert t.report is not None and t.report["empty_output"] is True
+    assert (t.status, t.finish_reason, t.submitted, t.reward, t.num_tool_calls) == ("truncated", "no_tool_call", False, 0.0, 0)
+    assert t.report is None
+    # ... or, with on_truncate="grade", the (empty) output is graded
+    t = collect_sync("jobenv/sample", _policy(srv), tasks=tid, env_kwargs=ENV_KW, nudge=None, on_truncate="grade").trajectories[0]
+    assert (t.status, t.finish_reason, t.reward) == ("truncated", "no_tool_call", 0.0)
+    assert t.report is not None and t.report["empty_output"] is True and t.rules["on_truncate"] == "grade"
     # an agent that never calls a tool is stopped after max_nudges
     srv2, _ = policy_server(prelude=["a", "b", "c", "d", "e"])
     t = collect_sync("jobenv/sample", _policy(srv2), tasks=tid, env_kwargs=ENV_KW, max_nudges=2).trajectories[0]
     assert t.finish_reason == "no_tool_call" and t.num_turns == 3 and len(srv2.requests) == 3
     srv, _ = policy_server()
-    # step limit: 2 tool calls (ls + read in one turn), then the partial work is graded and marked truncated
+    # step limit: the env allows exactly max_steps tool calls (ls + read in one turn), then the episode is truncated
     t = collect_sync("jobenv/sample", _policy(srv), tasks=tid, env_kwargs=ENV_KW, max_steps=2).trajectories[0]
-    assert (t.status, t.finish_reason, t.num_tool_calls, t.submitted) == ("truncated", "max_steps", 2, False)
-    assert t.reward == 0.0 and t.report is not None and t.report["status"] == "ok"
-    assert t.steps[-1].kind == "grade"
+    assert (t.status, t.finish_reason, t.num_tool_calls, t.submitted, t.reward) == ("truncated", "max_steps", 2, False, 0.0)
+    assert "at most 2 tool calls" in t.messages[0]["content"] and "scores 0" in t.messages[0]["content"]
     # a step limit in the middle of a multi-call reply: the rest get a "not executed" result
     t = collect_sync("jobenv/sample", _policy(srv), tasks=tid, env_kwargs=ENV_KW, max_steps=1).trajectories[0]
     assert t.num_tool_calls == 1 and t.messages[3]["role"] == "tool" and "Not executed" in t.messages[3]["content"]
@@ -269,17 +272,24 @@ def test_wall_clock_and_context_rejection(policy_server: Any, sample_tasks: list
     assert len(srv2.requests) == 2  # not retried
 
 
-def test_env_failure_is_an_episode_error_not_a_crash(policy_server: Any, sample_tasks: list[Any]) -> None:
+def test_env_failure_is_an_episode_error_not_a_crash(policy_server: Any, sample_tasks: list[Any], tmp_path: Path) -> None:
     srv, _ = policy_server()
-    res = collect_sync("jobenv/sample", _policy(srv), tasks=[sample_tasks[0].id], env_kwargs={"sandbox": "no-such-backend"})
+    # the pre-flight check starts one sandbox first: a sandbox that cannot start fails the run before any episode
+    out = tmp_path / "t.jsonl"
+    with pytest.raises(JobenvError, match="no-such-backend sandbox cannot run episodes"):
+        collect_sync("jobenv/sample", _policy(srv), tasks=[sample_tasks[0].id], out=out, env_kwargs={"sandbox": "no-such-backend"})
+    assert len(srv.requests) == 0 and not out.exists()
+    # without it, the failure is recorded per episode
+    res = collect_sync("jobenv/sample", _policy(srv), tasks=[sample_tasks[0].id], env_kwargs={"sandbox": "no-such-backend"},
+                       preflight=False)
     t = res.trajectories[0]
     assert t.status == "error" and t.error_kind == "env" and t.reward is None and "no-such-backend" in (t.error or "")
-    assert len(srv.requests) == 0
+    assert len(srv.requests) == 0 and res.errors == 1
 
 
 def test_bad_arguments_raise_clear_errors(policy_server: Any, sample_tasks: list[Any], tmp_path: Path) -> None:
     srv, _ = policy_server()
-    with pytest.raises(JobenvError, match="no task 'nobody/task99'"):
+    with pytest.raises(JobenvError, match="no task"):
         collect_sync("jobenv/sample", _policy(srv), tasks=["nobody/task99"])
     with pytest.raises(JobenvError, match="unknown environment"):
         collect_sync("nope/env", _policy(srv))
