@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import threading
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -350,8 +349,11 @@ async def collect(
 
 
 def collect_sync(*args: Any, **kwargs: Any) -> CollectResult:
-    """:func:`collect` for synchronous code, on a private event loop (in a thread when the caller's thread
-    already runs one, e.g. a notebook). The policy's HTTP client for that loop is closed before returning."""
+    """:func:`collect` for synchronous code, through jobenv's one sync bridge (a private loop, in a thread when
+    the caller's thread already runs one, e.g. a notebook). The policy's HTTP client for that loop is closed
+    before returning."""
+    from .._aio import run_sync
+
     policy = args[1] if len(args) > 1 else kwargs.get("policy")
 
     async def run() -> CollectResult:
@@ -363,5 +365,3 @@ def collect_sync(*args: Any, **kwargs: Any) -> CollectResult:
                 await close()
 
     return run_sync(run())
-
-

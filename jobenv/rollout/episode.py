@@ -31,7 +31,7 @@ from ..grading import Ending, EpisodeRules, Outcome, finish_episode
 from .policy import ContextLengthError, Policy, PolicyOutput, policy_id
 from .trajectory import Completion, StepTiming, TokenUsage, Trajectory, jobenv_version, now_iso
 
-__all__ = ["DEFAULT_NUDGE", "RolloutConfig", "run_episode"]
+__all__ = ["DEFAULT_NUDGE", "RolloutConfig", "run_episode", "scored", "judge_version"]
 
 DEFAULT_NUDGE = (
     "You replied without calling a tool. Continue the task using the tools; when the deliverables are saved "
@@ -75,6 +75,30 @@ def _judge_version(report: dict[str, Any] | None) -> str | None:
 
 def _text(obs: Any) -> str:
     return obs if isinstance(obs, str) else json.dumps(obs)
+
+
+def scored(outcome: Outcome | None, finish: str) -> dict[str, Any]:
+    """The trajectory fields an :class:`~jobenv.grading.Outcome` decides (status, reward, strict pass, report,
+    error, error kind, finish reason), for an episode that ended by ``finish``. Shared by episodes and
+    ``jobenv regrade``, so a regraded episode is scored exactly as a fresh one."""
+    if outcome is None:  # nothing decided the end (the env ended without an outcome): no credit, said so
+        return {"status": "truncated", "reward": 0.0, "strict_pass": False, "report": None, "error": None,
+                "error_kind": None, "finish_reason": finish}
+    report = outcome.report
+    as_dict = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
+    if outcome.status == "error":
+        # fail-closed: an infrastructure failure is never turned into a score
+        return {"status": "error", "reward": None, "strict_pass": None, "report": as_dict,
+                "error": outcome.error or "grading failed", "error_kind": "grading",
+                "finish_reason": "grading_error" if finish in ("submitted", "grading_error") else finish}
+    strict = bool(getattr(report, "strict_pass", False)) if report is not None and not outcome.refused else False
+    return {"status": outcome.status, "reward": float(outcome.reward), "strict_pass": strict, "report": as_dict,
+            "error": None, "error_kind": None, "finish_reason": "submitted" if finish == "grading_error" else finish}
+
+
+def judge_version(report: dict[str, Any] | None) -> str | None:
+    """The judge that made ``report`` (kind, model, extraction version, grader hash), recorded in trajectories."""
+    return _judge_version(report)
 
 
 class _Episode:
@@ -263,19 +287,9 @@ class _Episode:
         """(status, reward, strict pass) from how the episode ended and its :class:`~jobenv.grading.Outcome`."""
         if self.error_kind is not None:
             return "error", None, None
-        out = self.outcome
-        if out is None:  # nothing decided the end (the env ended without an outcome): no credit, said so
-            return "truncated", 0.0, False
-        report = out.report
-        self.report = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
-        if out.status == "error":
-            # fail-closed: an infrastructure failure is never turned into a score
-            self.error_kind = "grading"
-            self.finish = "grading_error" if self.finish == "submitted" else self.finish
-            self.error = out.error or "grading failed"
-            return "error", None, None
-        strict = bool(getattr(report, "strict_pass", False)) if report is not None and not out.refused else False
-        return out.status, float(out.reward), strict
+        v = scored(self.outcome, self.finish or "env_truncated")
+        self.report, self.error, self.error_kind, self.finish = v["report"], v["error"], v["error_kind"], v["finish_reason"]
+        return v["status"], v["reward"], v["strict_pass"]
 
     def _trajectory(self) -> Trajectory:
         status, reward, strict = self._verdict()

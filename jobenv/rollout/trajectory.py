@@ -32,6 +32,11 @@ __all__ = [
     "read_trajectories",
     "jobenv_version",
     "now_iso",
+    "Completion",
+    "ObjectStore",
+    "objects_dir",
+    "tools_id",
+    "export_trajectories",
 ]
 
 TRAJECTORY_SCHEMA_VERSION = 2
@@ -134,6 +139,7 @@ class Trajectory(BaseModel):
     started_at: str
     finished_at: str
     duration_s: float
+    regraded_at: str | None = None  # set by ``jobenv regrade``: the scores are a later judge's
 
     @property
     def key(self) -> TrajectoryKey:
@@ -401,3 +407,34 @@ class TrajectoryWriter:
 
     def close(self) -> None:
         self._fh.close()
+
+
+def export_trajectories(path: str | Path, out: str | Path, *, full_reports: bool = False) -> int:
+    """Write a compacted copy of a trajectories file for pandas or ``datasets``: one plain row per episode key
+    (model, policy id, env, task, attempt), the latest one, every message inlined, no record lines.
+
+    Tool schemas are not repeated per row: each row has ``tools_id`` and ``<out stem>.tools.json`` maps the
+    ids to the schemas. ``full_reports`` inlines each episode's full grading report (else its scores).
+    Returns the number of rows. Raises JobenvError for a missing input or an unwritable ``out``.
+    """
+    src, dst = Path(path), Path(out)
+    if dst.resolve() == src.resolve():
+        raise JobenvError("export writes a new file: the output must differ from the trajectories file")
+    trajs = read_trajectories(src, full_reports=full_reports)
+    schemas: dict[str, list[dict[str, Any]]] = {}
+    tmp = dst.with_name(f".{dst.name}.{uuid.uuid4().hex[:8]}")
+    try:
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            for t in trajs:
+                row = t.model_dump(mode="json", exclude={"record", "tools"})
+                if t.tools:
+                    row["tools_id"] = t.tools_id or tools_id(t.tools)
+                    schemas.setdefault(row["tools_id"], t.tools)
+                fh.write(json.dumps(row, separators=(",", ":")).encode() + b"\n")
+        os.replace(tmp, dst)
+        dst.with_name(dst.stem + ".tools.json").write_text(json.dumps(schemas, indent=1), encoding="utf-8")
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise JobenvError(f"cannot write the export to {dst}: {exc}") from exc
+    return len(trajs)
