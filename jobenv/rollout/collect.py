@@ -234,6 +234,7 @@ async def collect(
     if not chosen:
         raise JobenvError(f"{env_label}: no tasks to run")
     digests = {t.id: task_digest(t) for t in chosen}
+    content_version = "content-" + hashlib.sha256(" ".join(sorted(digests.values())).encode()).hexdigest()[:16]
     desc = policy.describe() if hasattr(policy, "describe") else {"kind": type(policy).__name__}
     model, pid = str(desc.get("model") or ""), policy_id(desc)
 
@@ -279,7 +280,8 @@ async def collect(
     def stamp(traj: Trajectory, task: Task, keeper: KeepOutputs | None) -> None:
         traj.split = traj.split or task.split
         traj.occupation = task.occupation
-        traj.versions["dataset"] = traj.versions.get("dataset") or _dataset_version(eid, task)
+        # a folder of one's own has no revision: its tasks' content stands for it
+        traj.versions["dataset"] = traj.versions.get("dataset") or _dataset_version(eid, task) or content_version
         traj.task_digest = digests[task.id]
         if keeper is not None and keeper.saved is not None and traj.report is not None:
             traj.deliverables = keeper.saved

@@ -81,8 +81,8 @@ def check_options(o: RolloutOptions) -> None:
         raise ConfigError(f"--max-tokens must be at least 1 (got {o.max_tokens})")
     if o.temperature is not None and o.temperature < 0:
         raise ConfigError(f"--temperature must be >= 0 (got {o.temperature})")
-    if o.top_p is not None and not 0 < o.top_p <= 1:
-        raise ConfigError(f"--top-p must be in (0, 1] (got {o.top_p})")
+    if o.top_p is not None and not 0 <= o.top_p <= 1:
+        raise ConfigError(f"--top-p must be between 0 and 1 (got {o.top_p})")
     if o.top_logprobs is not None and not o.logprobs:
         raise ConfigError("--top-logprobs needs --logprobs")
     if o.sandbox_image and o.sandbox != "docker":
