@@ -59,7 +59,7 @@ class Options:
     judge: str
     out: str
     keep_errors: bool
-    disjoint_from: list[str]
+    disjoint_from: list[str] | None
     progress_every: float
 
 
@@ -82,8 +82,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tokens", type=positive_int, default=None,
                    help="completion tokens per model call (default: the endpoint's)")
     p.add_argument("--logprobs", action="store_true",
-                   help="store each assistant turn's token ids and logprobs (vLLM: logprobs + return_tokens_as_token_ids)")
-    p.add_argument("--top-logprobs", type=positive_int, default=None, help="alternatives per token with --logprobs")
+                   help="store each assistant turn's token ids and logprobs (vLLM: logprobs + return_tokens_as_token_ids) "
+                        "(default: off)")
+    p.add_argument("--top-logprobs", type=positive_int, default=None, help="alternatives per token with --logprobs (default: none)")
     p.add_argument("--sandbox", choices=SANDBOX_CHOICES, default="local", help="sandbox backend")
     p.add_argument("--sandbox-image", default=None,
                    help="Docker image of the docker sandbox (default: jobenv/knowledge-worker:latest)")
@@ -91,7 +92,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="trajectories JSONL (appended; a rerun resumes) (required)")
     p.add_argument("--keep-errors", action="store_true",
                    help="on resume, keep errored episodes instead of running them again (default: rerun them)")
-    p.add_argument("--disjoint-from", nargs="*", default=[], metavar="TRAJECTORIES",
+    p.add_argument("--disjoint-from", nargs="*", default=None, metavar="TRAJECTORIES",
                    help="warn when this run's tasks are the same tasks as episodes in these files (default: none)")
     p.add_argument("--progress-every", type=positive_float, default=30.0,
                    help="seconds between progress lines when stderr is not a terminal")
@@ -107,5 +108,5 @@ def run(opts: Options) -> int:
         time_limit=opts.time_limit, on_truncate=opts.on_truncate, scoring=opts.scoring,
         temperature=opts.temperature, top_p=opts.top_p, max_tokens=opts.max_tokens, logprobs=opts.logprobs,
         top_logprobs=opts.top_logprobs, sandbox=opts.sandbox, sandbox_image=opts.sandbox_image, judge=opts.judge,
-        keep_errors=opts.keep_errors, disjoint_from=tuple(opts.disjoint_from), progress_every_s=opts.progress_every,
+        keep_errors=opts.keep_errors, disjoint_from=tuple(opts.disjoint_from or ()), progress_every_s=opts.progress_every,
     ))
