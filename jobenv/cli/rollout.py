@@ -61,6 +61,8 @@ class Options:
     keep_errors: bool
     disjoint_from: list[str] | None
     progress_every: float
+    ray: str | None
+    per_node: int
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -94,6 +96,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="on resume, keep errored episodes instead of running them again (default: rerun them)")
     p.add_argument("--disjoint-from", nargs="*", default=None, metavar="TRAJECTORIES",
                    help="warn when this run's tasks are the same tasks as episodes in these files (default: none)")
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="run the episodes on a Ray cluster (ADDRESS, e.g. 10.0.0.5:6379; without one: $RAY_ADDRESS "
+                        "or a new local cluster; needs pip install 'jobenv[ray]') (default: this machine only)")
+    p.add_argument("--per-node", type=positive_int, default=8,
+                   help="with --ray: episodes at once on each node (default: 8)")
     p.add_argument("--progress-every", type=positive_float, default=30.0,
                    help="seconds between progress lines when stderr is not a terminal")
 
@@ -109,4 +116,5 @@ def run(opts: Options) -> int:
         temperature=opts.temperature, top_p=opts.top_p, max_tokens=opts.max_tokens, logprobs=opts.logprobs,
         top_logprobs=opts.top_logprobs, sandbox=opts.sandbox, sandbox_image=opts.sandbox_image, judge=opts.judge,
         keep_errors=opts.keep_errors, disjoint_from=tuple(opts.disjoint_from or ()), progress_every_s=opts.progress_every,
+        ray=opts.ray, per_node=opts.per_node,
     ))

@@ -12,7 +12,7 @@ import json
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -35,7 +35,7 @@ from .trajectory import (
 if TYPE_CHECKING:
     from ..tasks import Task
 
-__all__ = ["CollectResult", "collect", "collect_sync", "task_digest", "check_sandbox", "KeepOutputs"]
+__all__ = ["CollectResult", "collect", "collect_sync", "task_digest", "check_sandbox", "KeepOutputs", "env_error_trajectory"]
 
 
 class CollectResult(BaseModel):
@@ -83,6 +83,19 @@ def _dataset_version(env_id: str | None, task: Task) -> str | None:
         return f"{manifest.repo_id}@{manifest.revision}" if manifest else None
     except Exception:  # noqa: BLE001 - a missing version is recorded as None, not an error
         return None
+
+
+def env_error_trajectory(task: Task, attempt: int, exc: Exception, *, env_id: str, policy: Policy,
+                         versions: dict[str, str | None], what: str = "environment construction failed") -> Trajectory:
+    """The record of an episode that could not run at all (its env could not be built, its node was lost)."""
+    desc = policy.describe() if hasattr(policy, "describe") else {"kind": type(policy).__name__}
+    now = now_iso()
+    return Trajectory(
+        env_id=env_id, task_id=task.id, split=task.split, occupation=task.occupation, attempt=attempt,
+        model=desc.get("model"), policy_id=policy_id(desc), policy=desc, status="error", finish_reason="env_error",
+        error=f"{what}: {type(exc).__name__}: {exc}", error_kind="env",
+        versions={"jobenv": jobenv_version(), **versions}, started_at=now, finished_at=now, duration_s=0.0,
+    )
 
 
 def _warm_imports() -> None:
@@ -184,6 +197,9 @@ async def collect(
     on_episode: Callable[[Trajectory], Any] | None = None,
     on_start: Callable[[int, int], Any] | None = None,
     start_concurrency: int = 16,
+    executor: Literal["local", "ray"] = "local",
+    ray_address: str | None = None,
+    per_node: int = 8,
     **config_overrides: Any,
 ) -> CollectResult:
     """Run ``attempts`` episodes of every selected task with at most ``concurrency`` at once.
@@ -199,7 +215,10 @@ async def collect(
     ``preflight`` starts one sandbox before any episode. ``disjoint_from`` names other trajectories files
     (a training run): a warning says when this run's tasks are the same tasks. ``on_start(total, skipped)``
     and ``on_episode(traj)`` report progress. At most ``start_concurrency`` sandboxes start at once.
-    ``config_overrides`` set :class:`RolloutConfig` fields (``max_steps=20``...).
+    ``config_overrides`` set :class:`RolloutConfig` fields (``max_steps=20``...). ``executor="ray"`` runs the
+    episodes on the Ray cluster at ``ray_address`` (None: ``RAY_ADDRESS`` or a new local cluster), at most
+    ``per_node`` at once on each node (see :mod:`jobenv.rollout.distributed`); the file, resume and summaries are
+    the same, but deliverables stay on the nodes (a Ray run cannot be regraded).
 
     Raises JobenvError only for bad arguments or a failed pre-flight check, before any episode starts
     (unknown env or task ids, an unwritable ``out``, a judge that is not configured, a sandbox that cannot
@@ -215,9 +234,16 @@ async def collect(
         raise JobenvError(f"attempts must be >= 1 (got {attempts})")
     if concurrency < 1:
         raise JobenvError(f"concurrency must be >= 1 (got {concurrency})")
+    if executor not in ("local", "ray"):
+        raise JobenvError(f"executor must be 'local' or 'ray' (got {executor!r})")
+    if executor == "ray":
+        from .distributed import import_ray
+
+        import_ray()  # a missing extra fails before any work
     cfg = _build_config(config, config_overrides)
     kwargs = dict(env_kwargs or {})
-    judge = make_judge(kwargs.pop("judge", "auto"), **dict(kwargs.pop("judge_options", None) or {}))
+    judge_spec, judge_options = kwargs.pop("judge", "auto"), dict(kwargs.pop("judge_options", None) or {})
+    judge = make_judge(judge_spec, **judge_options)  # once for the run; a misconfigured judge fails here
     for k in ("max_steps", "time_limit_s", "on_truncate", "scoring"):
         if k in kwargs:
             raise JobenvError(f"collect: pass {k} as a rollout setting (collect(..., {k}=...)), not in env_kwargs")
@@ -287,13 +313,15 @@ async def collect(
             traj.deliverables = keeper.saved
 
     def env_error(task: Task, attempt: int, exc: Exception) -> Trajectory:
-        now = now_iso()
-        return Trajectory(
-            env_id=eid, task_id=task.id, split=task.split, occupation=task.occupation, attempt=attempt,
-            model=model or None, policy_id=pid, policy=desc, status="error", finish_reason="env_error",
-            error=f"environment construction failed: {type(exc).__name__}: {exc}", error_kind="env",
-            versions={"jobenv": jobenv_version()}, started_at=now, finished_at=now, duration_s=0.0,
-        )
+        return env_error_trajectory(task, attempt, exc, env_id=eid, policy=policy, versions={})
+
+    async def record(traj: Trajectory, task: Task, keeper: KeepOutputs | None) -> None:
+        stamp(traj, task, keeper)
+        if writer is not None:
+            await writer.write(traj)
+        results[traj.key] = traj
+        if on_episode is not None:
+            on_episode(traj)
 
     async def release(env_obj: Any) -> None:
         try:
@@ -327,18 +355,27 @@ async def collect(
                     await release(env_obj)
                     if traj.error_kind == "env":
                         env_obj = None
-                stamp(traj, task, keeper)
-                if writer is not None:
-                    await writer.write(traj)
-                results[traj.key] = traj
-                if on_episode is not None:
-                    on_episode(traj)
+                await record(traj, task, keeper)
         finally:
             if env_obj is not None:
                 await release(env_obj)
 
     try:
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
+        if executor == "ray" and todo:
+            from .distributed import run_on_ray
+
+            by_id = {t.id: t for t in chosen}
+
+            async def from_node(traj: Trajectory) -> None:
+                await record(traj, by_id[traj.task_id], None)
+
+            # the nodes build their own judge from its spec (a judge object holds clients that do not travel)
+            remote_kwargs = {**kwargs, "judge": judge_spec, "judge_options": judge_options}
+            await run_on_ray(todo, tasks=chosen, env_id=eid, policy=policy, env_kwargs=remote_kwargs, config=cfg,
+                             versions={}, on_result=from_node, address=ray_address, per_node=per_node,
+                             start_concurrency=start_concurrency)
+        else:
+            await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
     finally:
         if writer is not None:
             writer.close()

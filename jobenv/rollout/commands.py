@@ -67,6 +67,8 @@ class RolloutOptions:
     keep_errors: bool = False
     disjoint_from: Sequence[str] = field(default_factory=tuple)
     progress_every_s: float = 30.0
+    ray: str | None = None  # a Ray address, "" for $RAY_ADDRESS or a new local cluster; None: this machine
+    per_node: int = 8
 
 
 def check_options(o: RolloutOptions) -> None:
@@ -87,6 +89,8 @@ def check_options(o: RolloutOptions) -> None:
         raise ConfigError("--top-logprobs needs --logprobs")
     if o.sandbox_image and o.sandbox != "docker":
         raise ConfigError("--sandbox-image needs --sandbox docker")
+    if o.per_node < 1:
+        raise ConfigError(f"--per-node must be at least 1 (got {o.per_node})")
     if not o.model:
         raise ConfigError("--model must not be empty")
     check_base_url(o.base_url)
@@ -189,6 +193,7 @@ def run_rollout(o: RolloutOptions) -> int:
                 tasks, policy, env_id=o.env_id, attempts=o.attempts, concurrency=o.concurrency, out=o.out,
                 env_kwargs=env_kwargs, config=cfg, on_start=progress.start, on_episode=progress.episode,
                 retry_errors=not o.keep_errors, disjoint_from=list(o.disjoint_from),
+                executor="ray" if o.ray is not None else "local", ray_address=o.ray or None, per_node=o.per_node,
             )
         finally:
             ticker.cancel()
