@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from ..errors import JobenvError, SandboxError
 from ..judge.base import Judge
 from ..tasks import select_tasks
-from .episode import RolloutConfig, run_episode
+from .episode import RolloutConfig, env_error_trajectory, run_episode
 from .policy import Policy, policy_id
 from .summary import Summary, summarize
 from .trajectory import (
@@ -28,14 +28,13 @@ from .trajectory import (
     TrajectoryKey,
     TrajectoryWriter,
     jobenv_version,
-    now_iso,
     read_trajectories,
 )
 
 if TYPE_CHECKING:
     from ..tasks import Task
 
-__all__ = ["CollectResult", "collect", "collect_sync", "task_digest", "check_sandbox", "KeepOutputs", "env_error_trajectory"]
+__all__ = ["CollectResult", "collect", "collect_sync", "task_digest", "check_sandbox", "KeepOutputs"]
 
 
 class CollectResult(BaseModel):
@@ -83,19 +82,6 @@ def _dataset_version(env_id: str | None, task: Task) -> str | None:
         return f"{manifest.repo_id}@{manifest.revision}" if manifest else None
     except Exception:  # noqa: BLE001 - a missing version is recorded as None, not an error
         return None
-
-
-def env_error_trajectory(task: Task, attempt: int, exc: Exception, *, env_id: str, policy: Policy,
-                         versions: dict[str, str | None], what: str = "environment construction failed") -> Trajectory:
-    """The record of an episode that could not run at all (its env could not be built, its node was lost)."""
-    desc = policy.describe() if hasattr(policy, "describe") else {"kind": type(policy).__name__}
-    now = now_iso()
-    return Trajectory(
-        env_id=env_id, task_id=task.id, split=task.split, occupation=task.occupation, attempt=attempt,
-        model=desc.get("model"), policy_id=policy_id(desc), policy=desc, status="error", finish_reason="env_error",
-        error=f"{what}: {type(exc).__name__}: {exc}", error_kind="env",
-        versions={"jobenv": jobenv_version(), **versions}, started_at=now, finished_at=now, duration_s=0.0,
-    )
 
 
 def _warm_imports() -> None:

@@ -212,7 +212,7 @@ def run_rollout(o: RolloutOptions) -> int:
 
 
 def run_report(trajectories: str, html: str | None = None, include_errors: bool = False) -> int:
-    """``jobenv report``: the summary table, and with ``html`` the HTML report. Exit 1 when errors are in it.
+    """``jobenv report``: the summary table, and with ``html`` the HTML report (with full grading reports). Exit 0.
 
     Raises JobenvError (exit 2) for a missing file or one with no readable trajectory.
     """

@@ -66,8 +66,7 @@ class EpisodeRunner:
     async def run(self, task_id: str, split: str, attempt: int) -> dict[str, Any]:
         """One episode of ``task_id``; the trajectory as JSON-ready data (never raises for episode failures)."""
         from ..env import JobEnv
-        from .episode import run_episode
-        from .trajectory import env_error_trajectory
+        from .episode import env_error_trajectory, run_episode
 
         if self._slots is None:
             self._slots = asyncio.Semaphore(max(1, self.start_concurrency))
@@ -110,7 +109,8 @@ async def run_on_ray(
     from ray.exceptions import RayActorError, RayError
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    from .trajectory import Trajectory, env_error_trajectory
+    from .episode import env_error_trajectory
+    from .trajectory import Trajectory
 
     if per_node < 1:
         raise PolicyError(f"per_node must be >= 1 (got {per_node})")
