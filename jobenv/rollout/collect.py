@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from ..errors import JobenvError, SandboxError
 from ..judge.base import Judge
 from ..tasks import select_tasks
-from .episode import RolloutConfig, env_error_trajectory, run_episode
+from .episode import RolloutConfig, run_episode
 from .policy import Policy, policy_id
 from .summary import Summary, summarize
 from .trajectory import (
@@ -27,6 +27,7 @@ from .trajectory import (
     Trajectory,
     TrajectoryKey,
     TrajectoryWriter,
+    env_error_trajectory,
     jobenv_version,
     read_trajectories,
 )

@@ -66,7 +66,8 @@ class EpisodeRunner:
     async def run(self, task_id: str, split: str, attempt: int) -> dict[str, Any]:
         """One episode of ``task_id``; the trajectory as JSON-ready data (never raises for episode failures)."""
         from ..env import JobEnv
-        from .episode import env_error_trajectory, run_episode
+        from .episode import run_episode
+        from .trajectory import env_error_trajectory
 
         if self._slots is None:
             self._slots = asyncio.Semaphore(max(1, self.start_concurrency))
@@ -109,8 +110,7 @@ async def run_on_ray(
     from ray.exceptions import RayActorError, RayError
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    from .episode import env_error_trajectory
-    from .trajectory import Trajectory
+    from .trajectory import Trajectory, env_error_trajectory
 
     if per_node < 1:
         raise PolicyError(f"per_node must be >= 1 (got {per_node})")

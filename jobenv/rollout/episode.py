@@ -31,7 +31,7 @@ from ..grading import Ending, EpisodeRules, Outcome, finish_episode
 from .policy import ContextLengthError, Policy, PolicyOutput, policy_id
 from .trajectory import Completion, StepTiming, TokenUsage, Trajectory, jobenv_version, now_iso
 
-__all__ = ["DEFAULT_NUDGE", "RolloutConfig", "run_episode", "scored", "judge_version", "env_error_trajectory"]
+__all__ = ["DEFAULT_NUDGE", "RolloutConfig", "run_episode", "scored", "judge_version"]
 
 DEFAULT_NUDGE = (
     "You replied without calling a tool. Continue the task using the tools; when the deliverables are saved "
@@ -99,19 +99,6 @@ def scored(outcome: Outcome | None, finish: str) -> dict[str, Any]:
 def judge_version(report: dict[str, Any] | None) -> str | None:
     """The judge that made ``report`` (kind, model, extraction version, grader hash), recorded in trajectories."""
     return _judge_version(report)
-
-
-def env_error_trajectory(task: Any, attempt: int, exc: Exception, *, env_id: str, policy: Policy,
-                         versions: dict[str, str | None], what: str = "environment construction failed") -> Trajectory:
-    """The record of an episode that could not run at all (its env could not be built, its node was lost)."""
-    desc = policy.describe() if hasattr(policy, "describe") else {"kind": type(policy).__name__}
-    now = now_iso()
-    return Trajectory(
-        env_id=env_id, task_id=task.id, split=task.split, occupation=task.occupation, attempt=attempt,
-        model=desc.get("model"), policy_id=policy_id(desc), policy=desc, status="error", finish_reason="env_error",
-        error=f"{what}: {type(exc).__name__}: {exc}", error_kind="env",
-        versions={"jobenv": jobenv_version(), **versions}, started_at=now, finished_at=now, duration_s=0.0,
-    )
 
 
 class _Episode:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -67,8 +66,10 @@ def _link_objects(src: ObjectStore, dst: ObjectStore, files: dict[str, str]) -> 
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             os.link(src.path(digest), target)
-        except OSError:
-            shutil.copyfile(src.path(digest), target)
+        except FileExistsError:
+            continue  # another episode with the same file linked it first
+        except OSError:  # another file system: copy, then move into place atomically
+            dst.put(src.get(digest))
 
 
 def _load_tasks(trajs: Sequence[Trajectory], tasks: Sequence[Task] | None) -> dict[tuple[str, str], Task]:

@@ -37,6 +37,7 @@ __all__ = [
     "objects_dir",
     "tools_id",
     "export_trajectories",
+    "env_error_trajectory",
 ]
 
 TRAJECTORY_SCHEMA_VERSION = 2
@@ -226,6 +227,21 @@ def jobenv_version() -> str:
 def now_iso() -> str:
     """The current UTC time as an ISO string with milliseconds (trajectory time stamps)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def env_error_trajectory(task: Any, attempt: int, exc: Exception, *, env_id: str, policy: Any,
+                         versions: dict[str, str | None], what: str = "environment construction failed") -> Trajectory:
+    """The record of an episode that could not run at all (its env could not be built, its node was lost)."""
+    from .policy import policy_id
+
+    desc = policy.describe() if hasattr(policy, "describe") else {"kind": type(policy).__name__}
+    now = now_iso()
+    return Trajectory(
+        env_id=env_id, task_id=task.id, split=task.split, occupation=task.occupation, attempt=attempt,
+        model=desc.get("model"), policy_id=policy_id(desc), policy=desc, status="error", finish_reason="env_error",
+        error=f"{what}: {type(exc).__name__}: {exc}", error_kind="env",
+        versions={"jobenv": jobenv_version(), **versions}, started_at=now, finished_at=now, duration_s=0.0,
+    )
 
 
 def read_trajectories(path: str | Path, *, latest_only: bool = True, strict: bool = False,
