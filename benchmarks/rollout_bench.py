@@ -25,8 +25,8 @@ import subprocess
 import sys
 import tempfile
 import threading
-import traceback
 import time
+import traceback
 import types
 from pathlib import Path
 
@@ -165,7 +165,24 @@ async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, 
             "max": round(1000 * max(idle), 3) if idle else None,
         },
         "load_avg_1m": round(os.getloadavg()[0], 2),
-        "trajectory_bytes_per_episode": round(out.stat().st_size / max(1, len(trajs))),
+        "trajectory_bytes": _trajectory_bytes(out, len(trajs)),
+    }
+
+
+def _trajectory_bytes(out: Path, episodes: int) -> dict:
+    """Bytes per episode line (tool schemas and repeated texts are records of their own, once per file), the
+    whole file per episode, and the object store next to it (full grading reports and saved deliverables)."""
+    from jobenv.rollout.trajectory import objects_dir
+
+    lines = out.read_bytes().splitlines()
+    sizes = [len(line) for line in lines if json.loads(line).get("record", "episode") == "episode"]
+    store = objects_dir(out)
+    store_bytes = sum(f.stat().st_size for f in store.rglob("*") if f.is_file()) if store.is_dir() else 0
+    return {
+        "episode_line_mean": round(statistics.fmean(sizes)) if sizes else None,
+        "episode_line_max": max(sizes) if sizes else None,
+        "file_per_episode": round(out.stat().st_size / max(1, episodes)),
+        "object_store_per_episode": round(store_bytes / max(1, episodes)),
     }
 
 
@@ -216,7 +233,7 @@ def main() -> None:
         if args.server == "thread":
             agent = _agent(args, tasks)
             with OpenAIServer(agent) as srv:
-                policy = OpenAIChatPolicy("scripted", base_url=srv.base_url, api_key="bench", retry_backoff_s=0.05, max_retries=3)
+                policy = OpenAIChatPolicy("scripted", base_url=srv.base_url, api_key="bench", max_retries=3)
                 result = asyncio.run(_run(args, policy, tasks, out))
             counters = {"peak": agent.peak, "problems": len(agent.problems)}
         else:
@@ -224,7 +241,7 @@ def main() -> None:
                                      stdout=subprocess.PIPE, text=True)
             try:
                 base_url = child.stdout.readline().strip()  # type: ignore[union-attr]
-                policy = OpenAIChatPolicy("scripted", base_url=base_url, api_key="bench", retry_backoff_s=0.05, max_retries=3)
+                policy = OpenAIChatPolicy("scripted", base_url=base_url, api_key="bench", max_retries=3)
                 result = asyncio.run(_run(args, policy, tasks, out))
                 child.stdin.close()  # type: ignore[union-attr]
                 counters = json.loads(child.stdout.readline())  # type: ignore[union-attr]

@@ -54,6 +54,9 @@ DOWNLOAD_HINT = {
 }
 # the generated stand-in for jobtasks/train when no JobTasks download is present
 DEFAULT_SYNTHETIC_TASKS = 24
+# the stand-in draws from a seed no jobenv/synthetic split can use (those take seeds >= 0), so generated training
+# tasks and a synthetic evaluation split are different draws by construction
+TRAIN_STANDIN_SEED = -1
 
 
 def list_envs() -> list[str]:
@@ -150,14 +153,17 @@ def load_tasks(env_id: str, **options: Any) -> list[Task]:
 
     require("synthetic", f"{spec.id} (tasks generated on this machine; or download them: {DOWNLOAD_HINT['jobtasks']})"
             if spec.dataset == "jobtasks" else spec.id)
-    from .synthetic import ensure_default_split
+    from .synthetic import GENERATOR_VERSION, ensure_default_split
 
     if spec.dataset == "jobtasks":
-        seed, n, split = 0, DEFAULT_SYNTHETIC_TASKS, "train"
+        seed, n, split = TRAIN_STANDIN_SEED, DEFAULT_SYNTHETIC_TASKS, "train"
     else:
         seed, n, split = int(options.get("seed", 0)), int(options.get("n", DEFAULT_SYNTHETIC_TASKS)), "synthetic"
+        if seed < 0:
+            raise UnknownEnvError(f"{env_id}: seed must be >= 0 (negative seeds are reserved for the generated "
+                                  "jobtasks/train stand-in)")
     root = ensure_default_split(data_dir() / "synthetic" / f"seed{seed}-n{n}", n=n, seed=seed)
-    return load_tree(root, split)
+    return load_tree(root, split, revision=f"generated-{GENERATOR_VERSION}-seed{seed}-n{n}")
 
 
 def make(env_id: str, **kwargs: Any) -> JobEnv:

@@ -21,10 +21,12 @@ from . import (
     build_image,
     demo,
     download,
+    export_trajectories,
     gc,
     generate,
     judge,
     list_envs,
+    regrade,
     report,
     rollout,
     serve,
@@ -36,7 +38,8 @@ from ._common import DefaultsFormatter, OneLineParser
 __all__ = ["COMMANDS", "build_parser", "main", "options_for"]
 
 COMMANDS: tuple[ModuleType, ...] = (
-    list_envs, tasks, validate, download, demo, judge, rollout, report, serve, generate, gc, build_image,
+    list_envs, tasks, validate, download, demo, judge, rollout, report, regrade, export_trajectories, serve, generate, gc,
+    build_image,
 )
 _BY_NAME = {m.NAME: m for m in COMMANDS}
 

@@ -26,20 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(opts: Options) -> int:
-    """Raises JobenvError (exit 2) for a missing file or one with no readable trajectory."""
-    from rich.console import Console
+    """See :func:`jobenv.rollout.commands.run_report`. Raises JobenvError (exit 2) for a missing or empty file."""
+    from ..rollout.commands import run_report
 
-    from ..errors import JobenvError
-    from ..rollout import read_trajectories, summarize
-    from ..rollout.report import write_html
-    from ..rollout.summary import print_summary
-
-    trajs = read_trajectories(opts.trajectories)
-    if not trajs:
-        raise JobenvError(f"{opts.trajectories}: no readable trajectories (is this a `jobenv rollout` output?)")
-    summary = summarize(trajs, include_errors=opts.include_errors)
-    print_summary(summary, console=Console())
-    if opts.html:
-        p = write_html(trajs, opts.html, include_errors=opts.include_errors)
-        Console(stderr=True).print(f"HTML report: {p}")
-    return 0
+    return run_report(opts.trajectories, opts.html, opts.include_errors)

@@ -1,20 +1,39 @@
-"""``jobenv rollout``: collect episodes from a policy behind an OpenAI-compatible API into a JSONL file."""
+"""``jobenv rollout``: collect episodes from a policy behind an OpenAI-compatible API into a JSONL file.
+
+The work is :func:`jobenv.rollout.commands.run_rollout`; this module is its parser.
+"""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Literal
 
-from ._common import JUDGE_CHOICES, SANDBOX_CHOICES, non_negative_float, positive_float, positive_int, unit_float
+from ._common import (
+    JUDGE_CHOICES,
+    SANDBOX_CHOICES,
+    SCORING_CHOICES,
+    non_negative_float,
+    positive_float,
+    positive_int,
+    unit_float,
+)
 
-if TYPE_CHECKING:
-    from ..rollout import CollectResult, Trajectory
-
-__all__ = ["NAME", "HELP", "Options", "add_arguments", "run"]
+__all__ = ["NAME", "HELP", "Options", "add_arguments", "run", "base_url"]
 
 NAME = "rollout"
 HELP = "collect episodes from a policy behind an OpenAI-compatible API"
+
+
+def base_url(text: str) -> str:
+    """An http(s) URL with a host (argparse type: a bad one is a one-line usage error)."""
+    from ..errors import ConfigError
+    from ..rollout.commands import check_base_url
+
+    try:
+        return check_base_url(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--base-url ")) from None
 
 
 @dataclass(frozen=True)
@@ -27,124 +46,75 @@ class Options:
     attempts: int
     concurrency: int
     max_steps: int
+    time_limit: float | None
+    on_truncate: Literal["zero", "grade"]
+    scoring: Literal["strict", "official"]
     temperature: float
     top_p: float | None
     max_tokens: int | None
-    time_limit: float | None
+    logprobs: bool
+    top_logprobs: int | None
     sandbox: str
     sandbox_image: str | None
     judge: str
     out: str
-    retry_errors: bool
+    keep_errors: bool
+    disjoint_from: list[str] | None
+    progress_every: float
     ray: str | None
     per_node: int
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("env_id", help="environment id, e.g. jobbench/main")
+    p.add_argument("env_id", help="environment id (e.g. jobbench/main) or a task folder path")
     p.add_argument("--model", required=True, help="model name at the endpoint (required)")
-    p.add_argument("--base-url", required=True, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (required)")
+    p.add_argument("--base-url", required=True, type=base_url,
+                   help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (required)")
     p.add_argument("--api-key", default=None, help="default: $OPENAI_API_KEY, else 'EMPTY'")
     p.add_argument("--tasks", nargs="*", default=None, help="task ids (default: all)")
     p.add_argument("--attempts", type=positive_int, default=1, help="episodes per task")
     p.add_argument("--concurrency", type=positive_int, default=8, help="episodes at once")
     p.add_argument("--max-steps", type=positive_int, default=50, help="tool calls per episode, submit included")
+    p.add_argument("--time-limit", type=positive_float, default=None, help="wall-clock seconds per episode (default: none)")
+    p.add_argument("--on-truncate", choices=("zero", "grade"), default="zero",
+                   help="what an episode that runs out before submit earns: 0, or its graded output")
+    p.add_argument("--scoring", choices=SCORING_CHOICES, default="strict", help="which report score is the reward")
     p.add_argument("--temperature", type=non_negative_float, default=0.7, help="sampling temperature")
     p.add_argument("--top-p", type=unit_float, default=None, help="nucleus sampling (default: the endpoint's)")
     p.add_argument("--max-tokens", type=positive_int, default=None,
                    help="completion tokens per model call (default: the endpoint's)")
-    p.add_argument("--time-limit", type=positive_float, default=None, help="wall-clock seconds per episode (default: none)")
+    p.add_argument("--logprobs", action="store_true",
+                   help="store each assistant turn's token ids and logprobs (vLLM: logprobs + return_tokens_as_token_ids) "
+                        "(default: off)")
+    p.add_argument("--top-logprobs", type=positive_int, default=None, help="alternatives per token with --logprobs (default: none)")
     p.add_argument("--sandbox", choices=SANDBOX_CHOICES, default="local", help="sandbox backend")
     p.add_argument("--sandbox-image", default=None,
                    help="Docker image of the docker sandbox (default: jobenv/knowledge-worker:latest)")
     p.add_argument("--judge", choices=JUDGE_CHOICES, default="auto", help="judge kind")
     p.add_argument("--out", required=True, help="trajectories JSONL (appended; a rerun resumes) (required)")
+    p.add_argument("--keep-errors", action="store_true",
+                   help="on resume, keep errored episodes instead of running them again (default: rerun them)")
+    p.add_argument("--disjoint-from", nargs="*", default=None, metavar="TRAJECTORIES",
+                   help="warn when this run's tasks are the same tasks as episodes in these files (default: none)")
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="run the episodes on a Ray cluster (ADDRESS, e.g. 10.0.0.5:6379; without one: $RAY_ADDRESS "
                         "or a new local cluster; needs pip install 'jobenv[ray]') (default: this machine only)")
     p.add_argument("--per-node", type=positive_int, default=8,
                    help="with --ray: episodes at once on each node (default: 8)")
-    p.add_argument("--retry-errors", action="store_true",
-                   help="rerun (task, attempt) pairs whose record errored (default: keep them)")
+    p.add_argument("--progress-every", type=positive_float, default=30.0,
+                   help="seconds between progress lines when stderr is not a terminal")
 
 
 def run(opts: Options) -> int:
-    """Collect with a progress display, then print the summary table.
+    """See :func:`jobenv.rollout.commands.run_rollout`: exit 0, 1 when episodes errored, 2 for bad input."""
+    from ..rollout.commands import RolloutOptions, run_rollout
 
-    Exit 0 when every episode finished without error, 1 when some errored (they are in the file), 2 for bad
-    arguments or an unreachable endpoint (raised as JobenvError and printed by the CLI).
-    """
-    import asyncio
-
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    from ..errors import SandboxError
-    from ..registry import load_tasks
-    from ..rollout import OpenAIChatPolicy, RolloutConfig, collect
-    from ..rollout.summary import print_summary
-    from ..tasks import select_tasks
-
-    if opts.sandbox_image and opts.sandbox != "docker":
-        raise SandboxError("--sandbox-image needs --sandbox docker")
-    console = Console(stderr=True)
-    policy = OpenAIChatPolicy(
-        opts.model,
-        base_url=opts.base_url,
-        api_key=opts.api_key,
-        temperature=opts.temperature,
-        max_tokens=opts.max_tokens,
-        top_p=opts.top_p,
-    )
-    env_kwargs: dict[str, Any] = {"sandbox": opts.sandbox, "judge": opts.judge}
-    if opts.sandbox_image:
-        env_kwargs["sandbox_options"] = {"image": opts.sandbox_image}
-    cfg = RolloutConfig(max_steps=opts.max_steps, time_limit_s=opts.time_limit)
-    stats = {"reward": 0.0, "n": 0, "errors": 0}
-
-    # bad env or task ids fail before anything is contacted
-    tasks = select_tasks(load_tasks(opts.env_id), opts.tasks, where=opts.env_id)
-
-    async def main() -> CollectResult:
-        await policy.check()
-        with Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            TimeRemainingColumn(), TextColumn("{task.fields[info]}"), console=console, transient=False,
-        ) as progress:
-            bar = progress.add_task(f"rollout {opts.env_id}", total=None, info="")
-
-            def on_start(total: int, skipped: int) -> None:
-                progress.update(bar, total=total, completed=skipped, info=f"resumed {skipped}" if skipped else "")
-
-            def on_episode(t: Trajectory) -> None:
-                if t.status == "error":
-                    stats["errors"] += 1
-                else:
-                    stats["n"] += 1
-                    stats["reward"] += t.reward or 0.0
-                mean = stats["reward"] / stats["n"] if stats["n"] else 0.0
-                progress.update(bar, advance=1, info=f"mean reward {mean:.3f}  errors {stats['errors']}")
-
-            try:
-                return await collect(
-                    tasks, policy, env_id=opts.env_id, attempts=opts.attempts, concurrency=opts.concurrency,
-                    out=opts.out, env_kwargs=env_kwargs, config=cfg, on_start=on_start, on_episode=on_episode,
-                    retry_errors=opts.retry_errors,
-                    executor="ray" if opts.ray is not None else "local", ray_address=opts.ray or None,
-                    per_node=opts.per_node,
-                )
-            finally:
-                await policy.aclose()
-
-    result = asyncio.run(main())
-    summary = result.summary()
-    print_summary(summary, console=Console())
-    console.print(f"{result.new} new episode(s), {result.skipped} resumed; trajectories in {opts.out}")
-    return 1 if stats["errors"] else 0
+    return run_rollout(RolloutOptions(
+        env_id=opts.env_id, model=opts.model, base_url=opts.base_url, out=opts.out, api_key=opts.api_key,
+        tasks=opts.tasks, attempts=opts.attempts, concurrency=opts.concurrency, max_steps=opts.max_steps,
+        time_limit=opts.time_limit, on_truncate=opts.on_truncate, scoring=opts.scoring,
+        temperature=opts.temperature, top_p=opts.top_p, max_tokens=opts.max_tokens, logprobs=opts.logprobs,
+        top_logprobs=opts.top_logprobs, sandbox=opts.sandbox, sandbox_image=opts.sandbox_image, judge=opts.judge,
+        keep_errors=opts.keep_errors, disjoint_from=tuple(opts.disjoint_from or ()), progress_every_s=opts.progress_every,
+        ray=opts.ray, per_node=opts.per_node,
+    ))

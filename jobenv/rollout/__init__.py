@@ -7,6 +7,7 @@ One module per concept, dependencies in one direction:
 - :mod:`.episode`: :func:`run_episode` (one episode of a :class:`~jobenv.env.JobEnv` driven by a policy)
 - :mod:`.collect`: :func:`collect` (many episodes, ``k`` attempts per task, resumable)
 - :mod:`.summary`: :func:`summarize`, :func:`pass_at_k`, the terminal table
+- :mod:`.regrade`: :func:`regrade` (judge a finished run's saved deliverables again, no policy call)
 - :mod:`.report`: the self-contained HTML report
 - the commands ``jobenv rollout`` / ``jobenv report`` live in :mod:`jobenv.cli`
 
@@ -16,16 +17,19 @@ raised; bad arguments raise :class:`~jobenv.errors.JobenvError` before any work 
 
 from __future__ import annotations
 
-from .collect import CollectResult, collect, collect_sync
+from .collect import CollectResult, check_sandbox, collect, collect_sync
 from .episode import DEFAULT_NUDGE, RolloutConfig, run_episode
-from .policy import ContextLengthError, OpenAIChatPolicy, Policy, PolicyError, PolicyOutput
+from .policy import ContextLengthError, OpenAIChatPolicy, Policy, PolicyError, PolicyOutput, TokenData
+from .regrade import RegradeResult, regrade, regrade_sync
 from .summary import GroupSummary, Summary, pass_at_k, summarize
 from .trajectory import (
     TRAJECTORY_SCHEMA_VERSION,
+    Completion,
     StepTiming,
     TokenUsage,
     Trajectory,
     TrajectoryWriter,
+    export_trajectories,
     read_trajectories,
 )
 
@@ -51,4 +55,11 @@ __all__ = [
     "read_trajectories",
     "summarize",
     "pass_at_k",
+    "TokenData",
+    "Completion",
+    "check_sandbox",
+    "export_trajectories",
+    "RegradeResult",
+    "regrade",
+    "regrade_sync",
 ]

@@ -7,24 +7,35 @@ raises :class:`~jobenv.errors.JobenvError` only for bad arguments, before any ep
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from .._aio import run_sync
-from ..errors import JobenvError
+from ..errors import JobenvError, SandboxError
+from ..judge.base import Judge
 from ..tasks import select_tasks
 from .episode import RolloutConfig, run_episode
-from .policy import Policy
+from .policy import Policy, policy_id
 from .summary import Summary, summarize
-from .trajectory import Trajectory, TrajectoryWriter, env_error_trajectory, jobenv_version, read_trajectories
+from .trajectory import (
+    ObjectStore,
+    Trajectory,
+    TrajectoryKey,
+    TrajectoryWriter,
+    env_error_trajectory,
+    jobenv_version,
+    read_trajectories,
+)
 
 if TYPE_CHECKING:
     from ..tasks import Task
 
-__all__ = ["CollectResult", "collect", "collect_sync"]
+__all__ = ["CollectResult", "collect", "collect_sync", "task_digest", "check_sandbox", "KeepOutputs"]
 
 
 class CollectResult(BaseModel):
@@ -35,16 +46,29 @@ class CollectResult(BaseModel):
     skipped: int
     out: str | None = None
 
+    @property
+    def errors(self) -> int:
+        """Episodes of this run (resumed ones included) whose status is ``error``."""
+        return sum(t.status == "error" for t in self.trajectories)
+
     def summary(self, *, include_errors: bool = False) -> Summary:
         return summarize(self.trajectories, include_errors=include_errors)
 
 
-def _dataset_version(env_id: str | None, tasks: list[Task]) -> str | None:
-    for t in tasks[:1]:
-        meta = t.meta or {}
-        for k in ("dataset_revision", "revision"):
-            if meta.get(k):
-                return str(meta[k])
+def task_digest(task: Task) -> str:
+    """A content id of a task (instructions and rubrics): equal digests mean the same task, whatever its id."""
+    body = {"instructions": task.instructions.strip(),
+            "rubrics": [[r.text, r.weight, list(r.criteria)] for r in task.rubrics]}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _dataset_version(env_id: str | None, task: Task) -> str | None:
+    if task.revision:
+        return f"{task.split}@{task.revision}"
+    meta = task.meta or {}
+    for k in ("dataset_revision", "revision"):
+        if meta.get(k):
+            return str(meta[k])
     if not env_id:
         return None
     try:
@@ -71,6 +95,77 @@ def _warm_imports() -> None:
             pass
 
 
+class KeepOutputs(Judge):
+    """A judge that first stores the output folder it is given (content-addressed), then grades it.
+
+    ``saved`` holds the manifest of the last folder graded ({relative path: sha256}); one instance serves
+    one env (one episode at a time). Storing never makes grading fail: a store error leaves ``saved`` None.
+    """
+
+    def __init__(self, judge: Judge, store: ObjectStore) -> None:
+        self.judge, self.store = judge, store
+        self.kind = judge.kind
+        self.saved: dict[str, str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.judge, name)
+
+    async def grade(self, task: Any, output_dir: Path) -> Any:
+        try:
+            self.saved = await asyncio.to_thread(self.store.put_tree, Path(output_dir))
+        except OSError:
+            self.saved = None
+        return await self.judge.grade(task, output_dir)
+
+
+async def check_sandbox(sandbox: Any = "local", *, options: dict[str, Any] | None = None, limits: Any = None,
+                        task: Task | None = None) -> None:
+    """Start one sandbox of this configuration (staging ``task``'s folder), run ``true`` in it, remove it.
+
+    Raises SandboxError saying what failed (an unknown backend, no namespaces, a Docker image that is not
+    there), so a run fails before its first episode rather than erroring every one.
+    """
+    from ..sandbox import Sandbox, make_sandbox
+
+    try:
+        if callable(sandbox) and not isinstance(sandbox, (str, Sandbox)):
+            sb = sandbox()
+        else:
+            sb = make_sandbox(sandbox, limits=limits, **(options or {}))
+        try:
+            await sb.start(task.task_folder if task is not None else None)
+            res = await sb.run("true", timeout=60)
+            if res.exit_code != 0:
+                raise SandboxError(f"`true` exited {res.exit_code} in the sandbox: {res.output[-300:]}")
+        finally:
+            await sb.close()
+    except JobenvError as exc:
+        raise SandboxError(f"the {sandbox!s} sandbox cannot run episodes: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - anything else a backend throws is the same verdict
+        raise SandboxError(f"the {sandbox!s} sandbox cannot run episodes: {type(exc).__name__}: {exc}") from exc
+
+
+def _overlap_warning(digests: dict[str, str], eid: str, others: list[Trajectory], where: str) -> None:
+    ours = set(digests.values())
+    seen: dict[str, set[str]] = {}
+    for r in others:
+        d = r.task_digest
+        if d is not None and d in ours and r.env_id != eid:
+            seen.setdefault(r.env_id, set()).add(d)
+    for other_env, shared in sorted(seen.items()):
+        warnings.warn(f"{len(shared)} of the {len(ours)} tasks of this {eid} run are the same tasks as "
+                      f"{other_env} episodes in {where}: training and evaluation would overlap", stacklevel=3)
+
+
+def _build_config(config: RolloutConfig | None, overrides: dict[str, Any]) -> RolloutConfig:
+    if not overrides:
+        return config or RolloutConfig()
+    try:
+        return RolloutConfig.build(config, **overrides)
+    except ValueError as exc:
+        raise JobenvError(f"invalid rollout settings {sorted(overrides)}: {exc}") from exc
+
+
 async def collect(
     env: str | Sequence[Task],
     policy: Policy,
@@ -83,7 +178,9 @@ async def collect(
     config: RolloutConfig | None = None,
     env_id: str | None = None,
     resume: bool = True,
-    retry_errors: bool = False,
+    retry_errors: bool = True,
+    preflight: bool = True,
+    disjoint_from: Sequence[str | Path] = (),
     on_episode: Callable[[Trajectory], Any] | None = None,
     on_start: Callable[[int, int], Any] | None = None,
     start_concurrency: int = 16,
@@ -94,22 +191,30 @@ async def collect(
 ) -> CollectResult:
     """Run ``attempts`` episodes of every selected task with at most ``concurrency`` at once.
 
-    ``env`` is a registered env id (``"jobenv/sample"``) or a list of Task objects; ``tasks`` narrows the
-    selection by id. Each episode gets its own JobEnv (``env_kwargs`` go to its constructor: sandbox, judge,
-    ...), closed when the episode ends, even on cancellation. With ``out``, every finished episode is
-    appended to that JSONL file at once; with ``resume`` (default) pairs already in the file are skipped,
-    and with ``retry_errors`` pairs whose record has ``status="error"`` are run again (the new line wins).
-    ``on_start(total, skipped)`` and ``on_episode(traj)`` report progress. At most ``start_concurrency``
-    sandboxes start at once (the rest of each episode runs at full ``concurrency``). ``config_overrides`` set
-    :class:`RolloutConfig` fields (``max_steps=20``...). ``executor="ray"`` runs the episodes on the Ray cluster
-    at ``ray_address`` (None: ``RAY_ADDRESS`` or a new local cluster), at most ``per_node`` at once on each node
-    (see :mod:`jobenv.rollout.distributed`); the file, resume and summaries are the same. Raises JobenvError
-    only for bad arguments (unknown env or task ids, an unwritable ``out``, Ray missing); episode failures
-    are recorded, never raised.
+    ``env`` is a registered env id (``"jobenv/sample"``), a task folder path, or a list of Task objects;
+    ``tasks`` narrows the selection by id. Each worker keeps one JobEnv (``env_kwargs`` go to its
+    constructor: sandbox, judge, judge_options...) and resets it per episode (a fresh sandbox each time).
+    The judge is built once for the run. With ``out``, every finished episode is appended to that JSONL
+    file at once and its graded deliverables are kept in the object store next to it; episodes are keyed by
+    (model, policy id, env, task, attempt), so one file can hold several models. With ``resume`` (default)
+    episodes already in the file are skipped, except errored ones, which are run again unless
+    ``retry_errors=False`` (the new line wins in :func:`read_trajectories` and the export).
+    ``preflight`` starts one sandbox before any episode. ``disjoint_from`` names other trajectories files
+    (a training run): a warning says when this run's tasks are the same tasks. ``on_start(total, skipped)``
+    and ``on_episode(traj)`` report progress. At most ``start_concurrency`` sandboxes start at once.
+    ``config_overrides`` set :class:`RolloutConfig` fields (``max_steps=20``...). ``executor="ray"`` runs the
+    episodes on the Ray cluster at ``ray_address`` (None: ``RAY_ADDRESS`` or a new local cluster), at most
+    ``per_node`` at once on each node (see :mod:`jobenv.rollout.distributed`); the file, resume and summaries are
+    the same, but deliverables stay on the nodes (a Ray run cannot be regraded).
+
+    Raises JobenvError only for bad arguments or a failed pre-flight check, before any episode starts
+    (unknown env or task ids, an unwritable ``out``, a judge that is not configured, a sandbox that cannot
+    start); episode failures are recorded, never raised.
     """
     # heavy first imports (env, sandbox, judge, extraction libraries) run in a thread, not in the event loop
     await asyncio.to_thread(_warm_imports)
     from ..env import JobEnv
+    from ..judge import make_judge
     from ..registry import load_tasks
 
     if attempts < 1:
@@ -122,19 +227,18 @@ async def collect(
         from .distributed import import_ray
 
         import_ray()  # a missing extra fails before any work
-    cfg = config or RolloutConfig()
-    if config_overrides:
-        try:
-            cfg = RolloutConfig.model_validate({**cfg.model_dump(), **config_overrides})
-        except ValueError as exc:
-            raise JobenvError(f"invalid rollout settings {sorted(config_overrides)}: {exc}") from exc
+    cfg = _build_config(config, config_overrides)
     kwargs = dict(env_kwargs or {})
-    # the env's own step cap must leave room for the agent's steps plus a late grading submit
-    kwargs.setdefault("max_steps", cfg.max_steps + 1)
-    if isinstance(env, str):
-        env_label = env
-        all_tasks = load_tasks(env)
-        eid = env_id or env
+    judge_spec, judge_options = kwargs.pop("judge", "auto"), dict(kwargs.pop("judge_options", None) or {})
+    judge = make_judge(judge_spec, **judge_options)  # once for the run; a misconfigured judge fails here
+    for k in ("max_steps", "time_limit_s", "on_truncate", "scoring"):
+        if k in kwargs:
+            raise JobenvError(f"collect: pass {k} as a rollout setting (collect(..., {k}=...)), not in env_kwargs")
+    kwargs["rules"] = cfg.rules  # the env enforces exactly the budget the prompt states, nothing more
+    if isinstance(env, (str, Path)):
+        env_label = str(env)
+        all_tasks = load_tasks(env_label)
+        eid = env_id or env_label
     else:
         all_tasks = list(env)
         eid = env_id or (f"tasks/{all_tasks[0].split}" if all_tasks else "tasks")
@@ -142,43 +246,69 @@ async def collect(
     chosen = select_tasks(all_tasks, tasks, where=env_label)
     if not chosen:
         raise JobenvError(f"{env_label}: no tasks to run")
-    versions = {"jobenv": jobenv_version(), "dataset": _dataset_version(eid, chosen), "judge": None}
+    digests = {t.id: task_digest(t) for t in chosen}
+    content_version = "content-" + hashlib.sha256(" ".join(sorted(digests.values())).encode()).hexdigest()[:16]
+    desc = policy.describe() if hasattr(policy, "describe") else {"kind": type(policy).__name__}
+    model, pid = str(desc.get("model") or ""), policy_id(desc)
+
+    def key(task: Task, attempt: int) -> TrajectoryKey:
+        return (model, pid, eid, task.id, attempt)
 
     pairs = [(t, a) for t in chosen for a in range(attempts)]
-    done: dict[tuple[str, str, int], Trajectory] = {}
+    done: dict[TrajectoryKey, Trajectory] = {}
     writer: TrajectoryWriter | None = None
+    store: ObjectStore | None = None
     if out is not None:
         outp = Path(out)
         if outp.exists() and resume:
-            for r in read_trajectories(outp):
-                done[r.key] = r
-            # resuming with another model would silently mix two policies' episodes in one file
-            model = getattr(policy, "model", None)
-            others = sorted({r.model for r in done.values() if r.env_id == eid and r.model and model and r.model != model})
-            if others:
-                raise JobenvError(f"{outp} holds episodes of model {', '.join(others)}, not {model}; "
-                                  "resume with the same model or write to another file")
+            previous = read_trajectories(outp)
+            done = {r.key: r for r in previous}
+            _overlap_warning(digests, eid, previous, str(outp))
         elif outp.exists() and outp.stat().st_size > 0:
             raise JobenvError(f"{outp} exists; pass resume=True to continue it or choose another file")
-        writer = TrajectoryWriter(outp)
+    for other in disjoint_from:
+        _overlap_warning(digests, eid, read_trajectories(other), str(other))
+    if preflight:
+        await check_sandbox(kwargs.get("sandbox", "local"), options=kwargs.get("sandbox_options"),
+                            limits=kwargs.get("limits"), task=chosen[0])
+    if out is not None:
+        writer = TrajectoryWriter(out)
+        store = writer.objects
 
-    def finished(key: tuple[str, str, int]) -> bool:
-        r = done.get(key)
+    def finished(k: TrajectoryKey) -> bool:
+        r = done.get(k)
         return r is not None and not (retry_errors and r.status == "error")
 
-    todo = [(t, a) for t, a in pairs if not finished((eid, t.id, a))]
+    todo = [(t, a) for t, a in pairs if not finished(key(t, a))]
     skipped = len(pairs) - len(todo)
     if on_start is not None:
         on_start(len(pairs), skipped)
 
-    results: dict[tuple[str, str, int], Trajectory] = {}
+    results: dict[TrajectoryKey, Trajectory] = {}
     reset_slots = asyncio.Semaphore(max(1, start_concurrency))
     queue: asyncio.Queue[tuple[Task, int]] = asyncio.Queue()
     for item in todo:
         queue.put_nowait(item)
 
+    def stamp(traj: Trajectory, task: Task, keeper: KeepOutputs | None) -> None:
+        traj.split = traj.split or task.split
+        traj.occupation = task.occupation
+        # a folder of one's own has no revision: its tasks' content stands for it
+        traj.versions["dataset"] = traj.versions.get("dataset") or _dataset_version(eid, task) or content_version
+        traj.task_digest = digests[task.id]
+        if keeper is not None and keeper.saved is not None and traj.report is not None:
+            traj.deliverables = keeper.saved
+
     def env_error(task: Task, attempt: int, exc: Exception) -> Trajectory:
-        return env_error_trajectory(task, attempt, exc, env_id=eid, policy=policy, versions=versions)
+        return env_error_trajectory(task, attempt, exc, env_id=eid, policy=policy, versions={})
+
+    async def record(traj: Trajectory, task: Task, keeper: KeepOutputs | None) -> None:
+        stamp(traj, task, keeper)
+        if writer is not None:
+            await writer.write(traj)
+        results[traj.key] = traj
+        if on_episode is not None:
+            on_episode(traj)
 
     async def release(env_obj: Any) -> None:
         try:
@@ -186,16 +316,10 @@ async def collect(
         except BaseException:  # noqa: BLE001 - cleanup trouble is the sandbox's to report; keep going
             pass
 
-    async def record(traj: Trajectory) -> None:
-        if writer is not None:
-            await writer.write(traj)
-        results[traj.key] = traj
-        if on_episode is not None:
-            on_episode(traj)
-
     async def worker() -> None:
         # one env per worker, reset for each episode (a fresh sandbox every time); rebuilt after an env error
         env_obj: Any = None
+        keeper: KeepOutputs | None = None
         try:
             while True:
                 try:
@@ -205,19 +329,20 @@ async def collect(
                 traj: Trajectory | None = None
                 if env_obj is None:
                     try:
-                        env_obj = JobEnv(chosen, env_id=eid, **kwargs)
+                        keeper = KeepOutputs(judge, store) if store is not None else None
+                        env_obj = JobEnv(chosen, env_id=eid, judge=keeper or judge, **kwargs)
                     except Exception as exc:  # noqa: BLE001 - a bad env configuration is reported per episode
                         traj = env_error(task, attempt, exc)
                     await asyncio.sleep(0)  # let other coroutines run between workers' start-up bursts
                 if traj is None:
-                    traj = await run_episode(env_obj, policy, task.id, attempt=attempt, env_id=eid, config=cfg, versions=versions,
+                    if keeper is not None:
+                        keeper.saved = None
+                    traj = await run_episode(env_obj, policy, task.id, attempt=attempt, env_id=eid, config=cfg,
                                              reset_slots=reset_slots)
-                    traj.split = traj.split or task.split
-                    traj.occupation = task.occupation
                     await release(env_obj)
                     if traj.error_kind == "env":
                         env_obj = None
-                await record(traj)
+                await record(traj, task, keeper)
         finally:
             if env_obj is not None:
                 await release(env_obj)
@@ -226,8 +351,15 @@ async def collect(
         if executor == "ray" and todo:
             from .distributed import run_on_ray
 
-            await run_on_ray(todo, tasks=chosen, env_id=eid, policy=policy, env_kwargs=kwargs, config=cfg,
-                             versions=versions, on_result=record, address=ray_address, per_node=per_node,
+            by_id = {t.id: t for t in chosen}
+
+            async def from_node(traj: Trajectory) -> None:
+                await record(traj, by_id[traj.task_id], None)
+
+            # the nodes build their own judge from its spec (a judge object holds clients that do not travel)
+            remote_kwargs = {**kwargs, "judge": judge_spec, "judge_options": judge_options}
+            await run_on_ray(todo, tasks=chosen, env_id=eid, policy=policy, env_kwargs=remote_kwargs, config=cfg,
+                             versions={}, on_result=from_node, address=ray_address, per_node=per_node,
                              start_concurrency=start_concurrency)
         else:
             await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
@@ -236,16 +368,18 @@ async def collect(
             writer.close()
     ordered: list[Trajectory] = []
     for t, a in pairs:
-        key = (eid, t.id, a)
-        found = results.get(key) or done.get(key)
+        found = results.get(key(t, a)) or done.get(key(t, a))
         if found is not None:
             ordered.append(found)
     return CollectResult(trajectories=ordered, new=len(results), skipped=skipped, out=str(out) if out else None)
 
 
 def collect_sync(*args: Any, **kwargs: Any) -> CollectResult:
-    """:func:`collect` for synchronous code, on a private event loop (in a thread when the caller's thread
-    already runs one, e.g. a notebook). The policy's HTTP client for that loop is closed before returning."""
+    """:func:`collect` for synchronous code, through jobenv's one sync bridge (a private loop, in a thread when
+    the caller's thread already runs one, e.g. a notebook). The policy's HTTP client for that loop is closed
+    before returning."""
+    from .._aio import run_sync
+
     policy = args[1] if len(args) > 1 else kwargs.get("policy")
 
     async def run() -> CollectResult:
@@ -257,5 +391,3 @@ def collect_sync(*args: Any, **kwargs: Any) -> CollectResult:
                 await close()
 
     return run_sync(run())
-
-

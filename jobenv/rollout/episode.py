@@ -10,10 +10,11 @@ OpenAI format wants a result for every call). Failure behaviour:
 - A grading report with ``status="error"`` (judge outage, malformed judge reply) gives ``status="error"``,
   ``error_kind="grading"`` and ``reward=None``: never a score. Refused output (symlinks, special files the
   agent left in ``output/``) is the agent's doing: ``status="ok"`` with reward 0.0.
-- Limits end an episode with ``status="truncated"``; what the agent left in ``output/`` is graded when
-  ``RolloutConfig.grade_on_truncation``.
-- An agent that stops calling tools (a text-only reply with nudging off, or after ``max_nudges`` nudges)
-  ends the episode with ``status="ok"``, ``finish_reason="no_tool_call"``; its output is graded likewise.
+- Every other ending is "ran out before submit" and follows the run's :class:`~jobenv.grading.EpisodeRules`
+  exactly as the env does, through :func:`jobenv.grading.finish_episode`: the step budget and the time limit
+  (enforced by the env itself, so the prompt states exactly what the run allows), a token or context budget,
+  and an agent that stops calling tools (after ``max_nudges`` nudges). ``status="truncated"`` with reward 0
+  (``on_truncate="zero"``, the default) or the graded output (``on_truncate="grade"``).
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .policy import ContextLengthError, Policy, PolicyOutput
-from .trajectory import StepTiming, TokenUsage, Trajectory, jobenv_version, now_iso
+from ..grading import Ending, EpisodeRules, Outcome, finish_episode
+from .policy import ContextLengthError, Policy, PolicyOutput, policy_id
+from .trajectory import Completion, StepTiming, TokenUsage, Trajectory, jobenv_version, now_iso
 
-__all__ = ["DEFAULT_NUDGE", "RolloutConfig", "run_episode"]
+__all__ = ["DEFAULT_NUDGE", "RolloutConfig", "run_episode", "scored", "judge_version"]
 
 DEFAULT_NUDGE = (
     "You replied without calling a tool. Continue the task using the tools; when the deliverables are saved "
@@ -38,18 +40,30 @@ DEFAULT_NUDGE = (
 
 
 class RolloutConfig(BaseModel):
-    """Limits and conversation settings of one episode; stored in every trajectory."""
+    """How episodes of a rollout run: the :class:`~jobenv.grading.EpisodeRules` (budget, truncation rule,
+    scoring; stated in the prompt and applied by the env) and the conversation settings. Stored in every
+    trajectory."""
 
     model_config = ConfigDict(extra="forbid")
 
-    max_steps: int = Field(default=50, ge=1, description="tool calls executed per episode")
+    rules: EpisodeRules = Field(default_factory=lambda: EpisodeRules(max_steps=50))
     token_budget: int | None = Field(default=None, ge=1, description="completion tokens per episode")
     context_limit: int | None = Field(default=None, ge=1, description="prompt+completion tokens of one call")
-    time_limit_s: float | None = Field(default=None, gt=0, description="wall clock per episode")
     nudge: str | None = Field(default=DEFAULT_NUDGE, description="user message after a reply without tool calls; None ends the episode")
     max_nudges: int = Field(default=3, ge=0, description="consecutive nudges before the episode ends")
-    grade_on_truncation: bool = Field(default=True, description="grade output/ when a limit ends the episode")
     system_prompt: str | None = Field(default=None, description="optional system message before the task prompt")
+
+    @classmethod
+    def build(cls, base: RolloutConfig | None = None, **overrides: Any) -> RolloutConfig:
+        """``base`` with fields replaced; keys of EpisodeRules (``max_steps``, ``on_truncate``...) go to ``rules``.
+
+        Raises pydantic's ValidationError (a ValueError) for unknown keys or bad values.
+        """
+        base = base or cls()
+        rule_keys = {k: overrides.pop(k) for k in list(overrides) if k in EpisodeRules.model_fields}
+        data = base.model_dump()
+        data["rules"] = {**data["rules"], **rule_keys}
+        return cls.model_validate({**data, **overrides})
 
 
 def _judge_version(report: dict[str, Any] | None) -> str | None:
@@ -63,6 +77,30 @@ def _text(obs: Any) -> str:
     return obs if isinstance(obs, str) else json.dumps(obs)
 
 
+def scored(outcome: Outcome | None, finish: str) -> dict[str, Any]:
+    """The trajectory fields an :class:`~jobenv.grading.Outcome` decides (status, reward, strict pass, report,
+    error, error kind, finish reason), for an episode that ended by ``finish``. Shared by episodes and
+    ``jobenv regrade``, so a regraded episode is scored exactly as a fresh one."""
+    if outcome is None:  # nothing decided the end (the env ended without an outcome): no credit, said so
+        return {"status": "truncated", "reward": 0.0, "strict_pass": False, "report": None, "error": None,
+                "error_kind": None, "finish_reason": finish}
+    report = outcome.report
+    as_dict = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
+    if outcome.status == "error":
+        # fail-closed: an infrastructure failure is never turned into a score
+        return {"status": "error", "reward": None, "strict_pass": None, "report": as_dict,
+                "error": outcome.error or "grading failed", "error_kind": "grading",
+                "finish_reason": "grading_error" if finish in ("submitted", "grading_error") else finish}
+    strict = bool(getattr(report, "strict_pass", False)) if report is not None and not outcome.refused else False
+    return {"status": outcome.status, "reward": float(outcome.reward), "strict_pass": strict, "report": as_dict,
+            "error": None, "error_kind": None, "finish_reason": "submitted" if finish == "grading_error" else finish}
+
+
+def judge_version(report: dict[str, Any] | None) -> str | None:
+    """The judge that made ``report`` (kind, model, extraction version, grader hash), recorded in trajectories."""
+    return _judge_version(report)
+
+
 class _Episode:
     """The state of one episode while it runs; :meth:`run` plays it and returns the trajectory."""
 
@@ -72,7 +110,8 @@ class _Episode:
         self.versions = dict(versions or {})
         self.t0 = time.monotonic()
         self.started = now_iso()
-        self.deadline = self.t0 + cfg.time_limit_s if cfg.time_limit_s else None
+        self.deadline: float | None = None  # set when the reset is done: the env's clock starts there too
+        self.outcome: Outcome | None = None
         self.steps: list[StepTiming] = []
         self.usage = TokenUsage()
         self.messages: list[dict[str, Any]] = []
@@ -85,6 +124,8 @@ class _Episode:
         self.error_kind: str | None = None
         self.tool_calls = 0
         self.turns = 0
+        self.completions: list[Completion] = []
+        self.sampling: dict[str, Any] | None = None
         self.policy_desc: dict[str, Any] = policy.describe() if hasattr(policy, "describe") else {"kind": type(policy).__name__}
 
     # ---------------------------------------------------------------------------------------- helpers
@@ -126,6 +167,8 @@ class _Episode:
             if system:
                 self.messages.append({"role": "system", "content": system})
             self.messages.append({"role": "user", "content": _text(obs)})
+            limit = self.cfg.rules.time_limit_s
+            self.deadline = time.monotonic() + limit if limit else None
         except asyncio.CancelledError:
             raise
         except TimeoutError:
@@ -157,6 +200,15 @@ class _Episode:
         u.total_tokens += out.prompt_tokens + out.completion_tokens
         u.model_calls += 1
         u.retries += out.retries
+        if self.sampling is None:
+            self.sampling = dict(out.sampling)
+        tok = out.tokens
+        self.completions.append(Completion(
+            message_index=len(self.messages), finish_reason=out.finish_reason, prompt_tokens=out.prompt_tokens,
+            completion_tokens=out.completion_tokens, token_ids=tok.token_ids if tok else None,
+            logprobs=tok.logprobs if tok else None, tokens=tok.tokens if tok else None,
+            prompt_token_ids=tok.prompt_token_ids if tok else None,
+        ))
         return out
 
     async def _run_call(self, call: dict[str, Any]) -> None:
@@ -169,10 +221,6 @@ class _Episode:
 
         if self.finish is not None:
             answer(f"Not executed: the episode ended ({self.finish}).")
-            return
-        if self.tool_calls >= self.cfg.max_steps:
-            self.finish = "max_steps"
-            answer("Not executed: step limit reached.")
             return
         try:
             obs, _reward, terminated, truncated, sinfo = await self._timed("tool", name, self.env.astep(call))
@@ -188,32 +236,30 @@ class _Episode:
             return
         self.tool_calls += 1
         answer(_text(obs))
-        sinfo = sinfo or {}
-        if terminated:
-            self.submitted, self.report, self.finish = True, sinfo.get("report"), "submitted"
-        elif truncated:
-            self.report, self.finish = sinfo.get("report"), "env_truncated"
+        if terminated or truncated:
+            # the env ended the episode through finish_episode: its outcome is the episode's
+            self.outcome = getattr(self.env, "last_outcome", None)
+            self.submitted = bool(terminated)
+            self.finish = "submitted" if terminated else str((sinfo or {}).get("truncated_reason") or "env_truncated")
 
-    async def _grade_now(self) -> None:
-        """A limit ended the episode: grade what the agent left in output/ through the env's own submit."""
+    async def _finish_here(self) -> None:
+        """The rollout (not the env) ended the episode before submit: apply the same rule the env applies."""
+        env = self.env
+        task, sandbox = getattr(env, "task", None), getattr(env, "sandbox", None)
+        if task is None or sandbox is None:
+            return
+        # finish_episode knows two ways to run out before submit; a token or context budget and an agent that
+        # stopped calling tools are budgets too, so they end like running out of steps
+        ending: Ending = "time_limit" if self.finish == "time_limit" else "max_steps"
         start = time.monotonic()
-        try:
-            _, _, _, _, sinfo = await self.env.astep({"name": "submit", "arguments": {}})
-            self.report = (sinfo or {}).get("report")
-            ok = True
-        except Exception as exc:  # noqa: BLE001 - an env refusing the late submit leaves the episode ungraded
-            self.report = {"status": "error", "error": f"grading after truncation failed: {type(exc).__name__}: {exc}"}
-            ok = False
-        self.steps.append(StepTiming(kind="grade", name="submit", start_s=round(start - self.t0, 6),
-                                     duration_s=round(time.monotonic() - start, 6) if ok else 0.0, ok=ok))
+        self.outcome = await finish_episode(task, sandbox, env.judge, ending=ending, rules=self.cfg.rules)
+        self.steps.append(StepTiming(kind="grade", name=ending, start_s=round(start - self.t0, 6),
+                                     duration_s=round(time.monotonic() - start, 6), ok=self.outcome.status != "error"))
 
     async def _loop(self) -> None:
         cfg = self.cfg
         nudges = 0
         while self.finish is None:
-            if self.tool_calls >= cfg.max_steps:
-                self.finish = "max_steps"
-                break
             if cfg.token_budget is not None and self.usage.completion_tokens >= cfg.token_budget:
                 self.finish = "token_budget"
                 break
@@ -238,20 +284,12 @@ class _Episode:
 
     # ---------------------------------------------------------------------------------------- result
     def _verdict(self) -> tuple[str, float | None, bool | None]:
-        """(status, reward, strict pass) from how the episode ended and its report."""
-        report = self.report
+        """(status, reward, strict pass) from how the episode ended and its :class:`~jobenv.grading.Outcome`."""
         if self.error_kind is not None:
             return "error", None, None
-        if report is not None and report.get("status") == "error" and not report.get("rejected_files"):
-            self.error_kind = "grading"
-            self.finish = "grading_error" if self.finish == "submitted" else self.finish
-            self.error = str(report.get("error") or "grading failed")
-            return "error", None, None
-        status = "ok" if self.finish in ("submitted", "no_tool_call") else "truncated"
-        if report is None:
-            return status, 0.0, False  # ungraded by configuration: nothing was submitted
-        # refused output (symlinks, special files) is the agent's doing: it scores 0 and stays in the summaries
-        return status, float(report.get("normalized_score") or 0.0), bool(report.get("strict_pass", False))
+        v = scored(self.outcome, self.finish or "env_truncated")
+        self.report, self.error, self.error_kind, self.finish = v["report"], v["error"], v["error_kind"], v["finish_reason"]
+        return v["status"], v["reward"], v["strict_pass"]
 
     def _trajectory(self) -> Trajectory:
         status, reward, strict = self._verdict()
@@ -270,9 +308,13 @@ class _Episode:
             occupation=tid.split("/")[-2] if "/" in tid else None,
             attempt=self.attempt,
             model=self.policy_desc.get("model"),
+            policy_id=policy_id(self.policy_desc),
             policy=self.policy_desc,
-            config=self.cfg.model_dump(),
+            sampling=self.sampling or {},
+            rules=self.cfg.rules.model_dump(),
+            config=self.cfg.model_dump(exclude={"rules"}),
             messages=self.messages,
+            completions=self.completions,
             tools=self.tools,
             reward=reward,
             report=self.report,
@@ -295,8 +337,8 @@ class _Episode:
     async def run(self, reset_slots: asyncio.Semaphore | None) -> Trajectory:
         await self._reset(reset_slots)
         await self._loop()
-        if self.error_kind is None and self.report is None and self.cfg.grade_on_truncation and self.finish != "env_truncated":
-            await self._grade_now()
+        if self.error_kind is None and self.outcome is None:
+            await self._finish_here()
         return self._trajectory()
 
 

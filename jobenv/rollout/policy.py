@@ -9,8 +9,10 @@ reply can be had, :class:`ContextLengthError` when the conversation no longer fi
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import os
-import random
+import re
 import threading
 import uuid
 from typing import Any, Protocol, runtime_checkable
@@ -19,15 +21,27 @@ from pydantic import BaseModel, ConfigDict
 
 from ..errors import PolicyError
 
-__all__ = ["PolicyError", "ContextLengthError", "PolicyOutput", "Policy", "OpenAIChatPolicy"]
+__all__ = ["PolicyError", "ContextLengthError", "TokenData", "PolicyOutput", "Policy", "OpenAIChatPolicy", "policy_id"]
 
 
 class ContextLengthError(PolicyError):
     """The conversation no longer fits the model's context window; the episode ends as truncated."""
 
 
+class TokenData(BaseModel):
+    """Token-level data of one completion, as the server returned it (vLLM with ``logprobs`` and
+    ``return_tokens_as_token_ids``). ``token_ids`` and ``logprobs`` run in parallel over the completion."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    token_ids: list[int] | None = None
+    logprobs: list[float] | None = None
+    tokens: list[str] | None = None  # only when the server gave text tokens rather than ids
+    prompt_token_ids: list[int] | None = None  # only when the server returns them (vLLM ``return_token_ids``)
+
+
 class PolicyOutput(BaseModel):
-    """One assistant reply: the OpenAI-format message plus what the call cost."""
+    """One assistant reply: the OpenAI-format message plus what the call cost and what was asked."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -37,6 +51,8 @@ class PolicyOutput(BaseModel):
     model: str | None = None
     finish_reason: str | None = None
     retries: int = 0
+    sampling: dict[str, Any] = {}  # the request fields actually sent, besides messages and tools
+    tokens: TokenData | None = None
 
 
 @runtime_checkable
@@ -44,27 +60,47 @@ class Policy(Protocol):
     """Anything that maps (messages, tool schemas) to the next assistant message.
 
     ``act`` raises :class:`PolicyError` (or :class:`ContextLengthError`) when it cannot reply; any other
-    exception is also caught by :func:`run_episode` and recorded as a policy error.
+    exception is also caught by :func:`~jobenv.rollout.run_episode` and recorded as a policy error. A policy
+    may also have ``describe() -> dict`` (its model and settings, recorded in every trajectory).
     """
 
     async def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> PolicyOutput: ...
+
+
+# description keys that say where a policy is served, not what it is: left out of its identity
+_TRANSPORT_KEYS = {"base_url"}
+
+
+def policy_id(description: dict[str, Any]) -> str:
+    """A short stable id of a policy's model and settings (``describe()`` without where it is served).
+
+    Trajectories are keyed by it, so two sampling configurations of one model never count as one run.
+    """
+    ident = {k: v for k, v in description.items() if k not in _TRANSPORT_KEYS}
+    return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
 # keys the chat-completions API accepts in request messages; anything else (e.g. reasoning_content kept in the
 # trajectory for training) is dropped before sending so strict servers do not reject the request
 _REQUEST_KEYS = {"role", "content", "tool_calls", "tool_call_id", "name"}
 _CONTEXT_MARKERS = ("context length", "context_length", "maximum context", "too many tokens", "prompt is too long")
+_TOKEN_ID = re.compile(r"^token_id:(-?\d+)$")
 
 
 class OpenAIChatPolicy:
     """A policy served behind an OpenAI-compatible chat-completions endpoint (vLLM, SGLang, a hosted model).
 
-    Every call offers the tool schemas with ``tool_choice="auto"``. Connection errors, timeouts, 408/409/429
-    and 5xx responses, and malformed responses are retried ``max_retries`` times with exponential backoff
-    and jitter (``retry_backoff_s`` doubling up to ``retry_max_backoff_s``); other 4xx errors are not retried.
-    Exhausted retries raise :class:`PolicyError`; a context-length rejection raises
-    :class:`ContextLengthError`. ``sampling`` holds extra request fields (``seed``, ``stop``, ``extra_body``...).
-    One client is kept per event loop, so the policy survives several ``asyncio.run`` calls.
+    Every call offers the tool schemas with ``tool_choice="auto"``. Transport retries (connection errors,
+    timeouts, 408/409/429 and 5xx, honouring ``Retry-After``) are the ``openai`` client's, ``max_retries``
+    times with its exponential backoff; a reply that carries no choice or cannot be parsed is asked again
+    up to ``max_retries`` times by this class. Other 4xx errors are not retried. Exhausted retries raise
+    :class:`PolicyError`; a context-length rejection raises :class:`ContextLengthError`.
+
+    ``logprobs=True`` asks for the sampled tokens' log-probabilities and, unless ``token_ids=False``, for
+    the tokens as ids (vLLM's ``return_tokens_as_token_ids``; a server that rejects unknown fields needs
+    ``token_ids=False``); they are stored per assistant turn. ``sampling`` holds extra request fields
+    (``seed``, ``stop``, ``extra_body``...). One client is kept per event loop, so the policy survives
+    several ``asyncio.run`` calls.
     """
 
     def __init__(
@@ -76,24 +112,27 @@ class OpenAIChatPolicy:
         temperature: float | None = None,
         top_p: float | None = None,
         max_tokens: int | None = None,
+        logprobs: bool = False,
+        top_logprobs: int | None = None,
+        token_ids: bool | None = None,
         max_retries: int = 4,
-        retry_backoff_s: float = 1.0,
-        retry_max_backoff_s: float = 30.0,
         request_timeout_s: float = 600.0,
         **sampling: Any,
     ) -> None:
         if not model:
             raise PolicyError("OpenAIChatPolicy: a model name is required")
         from openai import AsyncOpenAI  # noqa: F401 - imported here, not in the event loop where it stalls ~1 s
+
         self.model = model
         self.base_url = base_url
         self.api_key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
         self.temperature = temperature
         self.top_p = top_p
         self.max_tokens = max_tokens
+        self.logprobs = logprobs
+        self.top_logprobs = top_logprobs
+        self.token_ids = logprobs if token_ids is None else token_ids
         self.max_retries = max(0, int(max_retries))
-        self.retry_backoff_s = retry_backoff_s
-        self.retry_max_backoff_s = retry_max_backoff_s
         self.request_timeout_s = request_timeout_s
         self.sampling = sampling
         self._clients: dict[int, Any] = {}  # id(event loop) -> AsyncOpenAI
@@ -110,13 +149,25 @@ class OpenAIChatPolicy:
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
-    def describe(self) -> dict[str, Any]:
-        """Model and sampling settings, recorded in every trajectory."""
-        d: dict[str, Any] = {"kind": "openai-chat", "model": self.model, "base_url": self.base_url}
+    def _settings(self) -> dict[str, Any]:
+        """The request fields sent with every call, besides model, messages and tools."""
+        d: dict[str, Any] = {}
         for k in ("temperature", "top_p", "max_tokens"):
             if getattr(self, k) is not None:
                 d[k] = getattr(self, k)
-        d.update({k: v for k, v in self.sampling.items() if k != "extra_headers"})
+        if self.logprobs:
+            d["logprobs"] = True
+            if self.top_logprobs is not None:
+                d["top_logprobs"] = self.top_logprobs
+        d.update(self.sampling)
+        if self.token_ids:
+            d["extra_body"] = {**(d.get("extra_body") or {}), "return_tokens_as_token_ids": True}
+        return d
+
+    def describe(self) -> dict[str, Any]:
+        """Model and sampling settings, recorded in every trajectory (headers are left out: they may hold keys)."""
+        d: dict[str, Any] = {"kind": "openai-chat", "model": self.model, "base_url": self.base_url}
+        d.update({k: v for k, v in self._settings().items() if k != "extra_headers"})
         return d
 
     def _client(self) -> Any:
@@ -126,8 +177,8 @@ class OpenAIChatPolicy:
             if client is None:
                 from openai import AsyncOpenAI
 
-                # our own retry loop owns backoff and error classification
-                client = AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=self.request_timeout_s)
+                client = AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=self.max_retries,
+                                     timeout=self.request_timeout_s)
                 self._clients = {id(loop): client}  # clients bound to finished loops are dropped
             return client
 
@@ -139,7 +190,7 @@ class OpenAIChatPolicy:
         import openai
 
         try:
-            await self._client().models.list()
+            await self._client().with_options(max_retries=0).models.list()
         except openai.NotFoundError:
             return
         except openai.APIConnectionError as exc:
@@ -152,42 +203,42 @@ class OpenAIChatPolicy:
     async def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> PolicyOutput:
         import openai
 
+        settings = self._settings()
         request: dict[str, Any] = {
             "model": self.model,
             "messages": [{k: v for k, v in m.items() if k in _REQUEST_KEYS} for m in messages],
+            **settings,
         }
         if tools:
             request["tools"] = tools
             request["tool_choice"] = "auto"
-        for k in ("temperature", "top_p", "max_tokens"):
-            if getattr(self, k) is not None:
-                request[k] = getattr(self, k)
-        request.update(self.sampling)
-        last: Exception | None = None
+        sent = {k: v for k, v in settings.items() if k != "extra_headers"}
+        retries = 0
+        problem = ""
         for attempt in range(self.max_retries + 1):
             if attempt:
-                delay = min(self.retry_max_backoff_s, self.retry_backoff_s * 2 ** (attempt - 1))
-                await asyncio.sleep(delay * (0.5 + random.random() / 2))
+                await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
             try:
-                resp = await self._client().chat.completions.create(**request)
-                if not getattr(resp, "choices", None):
-                    raise PolicyError("the model endpoint returned no choices")
-                return _policy_output(resp, attempt)
+                raw = await self._client().chat.completions.with_raw_response.create(**request)
+                retries += raw.retries_taken
+                resp = raw.parse()
             except openai.BadRequestError as exc:
-                text = str(exc).lower()
-                if any(m in text for m in _CONTEXT_MARKERS):
+                if any(m in str(exc).lower() for m in _CONTEXT_MARKERS):
                     raise ContextLengthError(f"context length exceeded: {exc}") from exc
                 raise PolicyError(f"the model endpoint rejected the request (400): {exc}") from exc
             except openai.APIStatusError as exc:
-                if exc.status_code in (408, 409, 429) or exc.status_code >= 500:
-                    last = exc
-                    continue
-                raise PolicyError(f"the model endpoint answered {exc.status_code}: {exc}") from exc
-            except (openai.APIError, PolicyError, ValueError, TypeError) as exc:
-                # connection errors, timeouts, unparseable bodies: transient as far as we can tell
-                last = exc
+                again = exc.status_code in (408, 409, 429) or exc.status_code >= 500
+                tries = f" after {self.max_retries + 1} attempts" if again else ""
+                raise PolicyError(f"the model endpoint answered {exc.status_code}{tries}: {exc}") from exc
+            except openai.APIConnectionError as exc:  # includes timeouts, after the client's retries
+                raise PolicyError(f"cannot reach the model endpoint after {self.max_retries + 1} attempts: {exc}") from exc
+            except (openai.APIError, ValueError, TypeError) as exc:  # a 200 whose body is not a completion
+                problem = f"an unparseable reply ({type(exc).__name__}: {exc})"
                 continue
-        raise PolicyError(f"model API failed after {self.max_retries + 1} attempts: {type(last).__name__}: {last}")
+            if getattr(resp, "choices", None):
+                return _policy_output(resp, retries + attempt, sent)
+            problem = "a reply with no choices"
+        raise PolicyError(f"the model endpoint returned {problem} {self.max_retries + 1} times")
 
     async def aclose(self) -> None:
         """Close the HTTP client of the running loop (others are dropped with their loop)."""
@@ -196,7 +247,27 @@ class OpenAIChatPolicy:
             await client.close()
 
 
-def _policy_output(resp: Any, retries: int) -> PolicyOutput:
+def _token_data(choice: Any, resp: Any) -> TokenData | None:
+    content = getattr(getattr(choice, "logprobs", None), "content", None) or []
+    extra = getattr(choice, "model_extra", None) or {}
+    ids = extra.get("token_ids")
+    prompt_ids = (getattr(resp, "model_extra", None) or {}).get("prompt_token_ids")
+    if not content and ids is None and prompt_ids is None:
+        return None
+    data = TokenData(prompt_token_ids=list(prompt_ids) if prompt_ids is not None else None)
+    if content:
+        data.logprobs = [float(c.logprob) for c in content]
+        parsed = [_TOKEN_ID.match(c.token or "") for c in content]
+        if all(parsed):
+            data.token_ids = [int(m.group(1)) for m in parsed if m]
+        else:
+            data.tokens = [c.token for c in content]
+    if ids is not None:
+        data.token_ids = [int(i) for i in ids]
+    return data
+
+
+def _policy_output(resp: Any, retries: int, sent: dict[str, Any]) -> PolicyOutput:
     choice = resp.choices[0]
     msg = choice.message
     message: dict[str, Any] = {"role": "assistant", "content": msg.content}
@@ -221,6 +292,6 @@ def _policy_output(resp: Any, retries: int) -> PolicyOutput:
         model=getattr(resp, "model", None),
         finish_reason=choice.finish_reason,
         retries=retries,
+        sampling=sent,
+        tokens=_token_data(choice, resp),
     )
-
-

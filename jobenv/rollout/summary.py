@@ -47,7 +47,7 @@ class Summary(BaseModel):
     """What ``jobenv report`` shows. Errored episodes are counted in ``errors``/``error_kinds`` and left out
     of rewards unless ``include_errors`` (then they count as reward 0, never as a pass)."""
 
-    schema_version: int = 1
+    schema_version: int = 2
     episodes: int
     included: int
     include_errors: bool
@@ -58,6 +58,7 @@ class Summary(BaseModel):
     models: list[str]
     env_ids: list[str]
     overall: GroupSummary
+    per_model: dict[str, GroupSummary] = Field(default_factory=dict)  # by model [policy id]: compare these
     per_occupation: dict[str, GroupSummary]
     per_task: dict[str, GroupSummary]
     tokens: TokenUsage
@@ -69,9 +70,10 @@ def _group(trajs: list[Trajectory], include_errors: bool) -> GroupSummary:
     g.errors = sum(t.status == "error" for t in trajs)
     g.truncated = sum(t.status == "truncated" for t in trajs)
     used = [t for t in trajs if include_errors or t.status != "error"]
-    by_task: dict[tuple[str, str], list[Trajectory]] = defaultdict(list)
+    # pass@k is per (policy, task): attempts of two models are never pooled
+    by_task: dict[tuple[str, str, str, str], list[Trajectory]] = defaultdict(list)
     for t in used:
-        by_task[(t.env_id, t.task_id)].append(t)
+        by_task[(t.model or "", t.policy_id, t.env_id, t.task_id)].append(t)
     g.tasks = len(by_task)
     if used:
         g.rewards = [float(t.reward or 0.0) for t in used]
@@ -87,9 +89,10 @@ def _group(trajs: list[Trajectory], include_errors: bool) -> GroupSummary:
 
 
 def summarize(trajectories: Iterable[Trajectory], *, include_errors: bool = False) -> Summary:
-    """Mean reward, strict pass rate, pass@k (unbiased, per task then averaged; k up to the fewest attempts
-    any task has), per-occupation and per-task breakdowns, error counts. Passing means ``strict_pass``
-    (every rubric passed)."""
+    """Mean reward, strict pass rate, pass@k (unbiased, per policy and task then averaged; k up to the fewest
+    attempts any task has), per-model, per-occupation and per-task breakdowns, error counts. Passing means
+    ``strict_pass`` (every rubric passed). ``per_model`` is keyed by the model name, with the policy id added
+    when one model ran with several sampling configurations."""
     trajs = list(trajectories)
     kinds: dict[str, int] = defaultdict(int)
     statuses: dict[str, int] = defaultdict(int)
@@ -111,6 +114,12 @@ def summarize(trajectories: Iterable[Trajectory], *, include_errors: bool = Fals
         by_occ[t.occupation or t.task_id.split("/")[0]].append(t)
         by_task[t.task_id].append(t)
     overall = _group(trajs, include_errors)
+    configs: dict[str, set[str]] = defaultdict(set)
+    for t in trajs:
+        configs[t.model or "?"].add(t.policy_id)
+    by_model: dict[str, list[Trajectory]] = defaultdict(list)
+    for t in trajs:
+        by_model[t.run_label if len(configs[t.model or "?"]) > 1 else (t.model or "?")].append(t)
     return Summary(
         episodes=len(trajs),
         included=len(overall.rewards),
@@ -122,11 +131,15 @@ def summarize(trajectories: Iterable[Trajectory], *, include_errors: bool = Fals
         models=sorted({t.model for t in trajs if t.model}),
         env_ids=sorted({t.env_id for t in trajs}),
         overall=overall,
+        per_model={k: _group(v, include_errors) for k, v in sorted(by_model.items())},
         per_occupation={k: _group(v, include_errors) for k, v in sorted(by_occ.items())},
         per_task={k: _group(v, include_errors) for k, v in sorted(by_task.items())},
         tokens=tokens,
         mean_duration_s=round(sum(t.duration_s for t in trajs) / len(trajs), 4) if trajs else None,
     )
+
+
+MAX_TASK_ROWS = 60  # more tasks than this: the per-task table goes to the HTML report only
 
 
 def fmt(x: float | None, digits: int = 3) -> str:
@@ -138,29 +151,54 @@ def pass_at_k_text(g: GroupSummary) -> str:
 
 
 def print_summary(summary: Summary, *, console: Any = None) -> None:
-    """Print the overall metrics, the per-occupation table and error counts with rich."""
+    """Print the overall metrics, a per-model table (several models), the per-occupation table and error
+    counts with rich. Fits 80 columns: names are never wrapped; pass@k stays in the head table."""
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
     console = console or Console()
     o = summary.overall
-    head = Table(title="rollout summary", show_header=False, title_justify="left")
-    head.add_column("metric", style="bold")
-    head.add_column("value")
+
+    def table(title: str, cols: tuple[str, ...]) -> Table:
+        # no vertical rules: a 42-character task id plus five number columns fit 80 columns unwrapped
+        t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        for i, col in enumerate(cols):
+            t.add_column(col, justify="left" if i == 0 else "right", no_wrap=True)
+        return t
+
+    head = Table(title="rollout summary", show_header=False, title_justify="left", box=box.SIMPLE, pad_edge=False)
+    head.add_column("metric", style="bold", no_wrap=True)
+    head.add_column("value", overflow="fold")
     head.add_row("episodes", f"{summary.episodes} ({summary.included} in rewards)")
     head.add_row("tasks", str(o.tasks))
     head.add_row("mean reward", fmt(o.mean_reward))
     head.add_row("strict pass rate", fmt(o.strict_pass_rate))
     head.add_row("pass@k (strict)", pass_at_k_text(o))
     head.add_row("statuses", ", ".join(f"{k} {v}" for k, v in sorted(summary.statuses.items())) or "-")
-    head.add_row("errors", f"{summary.errors}" + (f" ({', '.join(f'{k} {v}' for k, v in sorted(summary.error_kinds.items()))})" if summary.errors else "")
-                 + ("" if summary.include_errors or not summary.errors else " — excluded from rewards"))
+    kinds = ", ".join(f"{k} {v}" for k, v in sorted(summary.error_kinds.items()))
+    head.add_row("errors", f"{summary.errors}" + (f" ({kinds})" if summary.errors else "")
+                 + ("" if summary.include_errors or not summary.errors else ", excluded from rewards"))
     head.add_row("model(s)", ", ".join(summary.models) or "-")
-    head.add_row("tokens", f"{summary.tokens.prompt_tokens} prompt / {summary.tokens.completion_tokens} completion in {summary.tokens.model_calls} calls")
+    head.add_row("tokens", f"{summary.tokens.prompt_tokens} prompt / {summary.tokens.completion_tokens} completion "
+                           f"in {summary.tokens.model_calls} calls")
     console.print(head)
-    occ = Table(title="per occupation (reward = mean reward, strict = strict pass rate)", title_justify="left")
-    for col in ("occupation", "tasks", "eps", "reward", "strict", "pass@k", "trunc", "err"):
-        occ.add_column(col, justify="left" if col in ("occupation", "pass@k") else "right", no_wrap=col != "occupation")
+    if len(summary.per_model) > 1:
+        mt = table("per model", ("model", "eps", "reward", "strict", "pass@1", "trunc", "err"))
+        for name, g in summary.per_model.items():
+            mt.add_row(name, str(g.episodes), fmt(g.mean_reward), fmt(g.strict_pass_rate), fmt(g.pass_at_k.get(1)),
+                       str(g.truncated), str(g.errors))
+        console.print(mt)
+    occ = table("per occupation (reward: mean; strict: strict pass rate)",
+                ("occupation", "tasks", "eps", "reward", "strict", "trunc", "err"))
     for name, g in summary.per_occupation.items():
-        occ.add_row(name, str(g.tasks), str(g.episodes), fmt(g.mean_reward), fmt(g.strict_pass_rate), pass_at_k_text(g), str(g.truncated), str(g.errors))
+        occ.add_row(name, str(g.tasks), str(g.episodes), fmt(g.mean_reward), fmt(g.strict_pass_rate),
+                    str(g.truncated), str(g.errors))
     console.print(occ)
+    if len(summary.per_task) <= MAX_TASK_ROWS:
+        tt = table("per task", ("task", "eps", "reward", "strict", "trunc", "err"))
+        for name, g in summary.per_task.items():
+            tt.add_row(name, str(g.episodes), fmt(g.mean_reward), fmt(g.strict_pass_rate), str(g.truncated), str(g.errors))
+        console.print(tt)
+    else:
+        console.print(f"({len(summary.per_task)} tasks: the per-task table is in the HTML report, `jobenv report --html`)")

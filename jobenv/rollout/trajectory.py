@@ -8,6 +8,8 @@ and skips corrupt lines unless asked to be strict.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import os
 import uuid
 import warnings
@@ -30,10 +32,18 @@ __all__ = [
     "read_trajectories",
     "jobenv_version",
     "now_iso",
+    "Completion",
+    "ObjectStore",
+    "objects_dir",
+    "tools_id",
+    "export_trajectories",
     "env_error_trajectory",
 ]
 
-TRAJECTORY_SCHEMA_VERSION = 1
+TRAJECTORY_SCHEMA_VERSION = 2
+
+# message contents at least this long are stored once per file (a task prompt repeats across attempts)
+_SHARED_TEXT_MIN = 1024
 
 
 class TokenUsage(BaseModel):
@@ -56,18 +66,44 @@ class StepTiming(BaseModel):
     completion_tokens: int | None = None
 
 
+class Completion(BaseModel):
+    """One assistant turn as the policy produced it: ``messages[message_index]`` plus what the call returned.
+
+    ``token_ids`` / ``logprobs`` (parallel lists over the completion's tokens) are there when the server
+    returned them (``OpenAIChatPolicy(logprobs=True)``, ``jobenv rollout --logprobs``).
+    """
+
+    message_index: int
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    token_ids: list[int] | None = None
+    logprobs: list[float] | None = None
+    tokens: list[str] | None = None
+    prompt_token_ids: list[int] | None = None
+
+
 Status = Literal["ok", "error", "truncated"]
 FinishReason = Literal[
     "submitted", "no_tool_call", "max_steps", "token_budget", "context_length", "time_limit",
     "env_truncated", "policy_error", "env_error", "grading_error",
 ]
+TrajectoryKey = tuple[str, str, str, str, int]
 
 
 class Trajectory(BaseModel):
-    """One finished episode, one JSON line. ``reward`` is None when the episode errored (never a fake 0)."""
+    """One finished episode. ``reward`` is None when the episode errored (never a fake 0).
+
+    An episode is identified by :attr:`key`: (model, policy id, env id, task id, attempt), so one file can
+    hold several models' or sampling configurations' runs without mixing them. ``report`` is the full
+    grading report in memory; a trajectories file keeps its scores in the line and the full report next to
+    the file (see :class:`TrajectoryWriter`). ``deliverables`` maps each graded output file to its sha256
+    in the file's object store (for ``jobenv regrade``).
+    """
 
     model_config = ConfigDict(extra="allow")  # newer minor fields survive a round trip through older readers
 
+    record: Literal["episode"] = "episode"
     schema_version: int = TRAJECTORY_SCHEMA_VERSION
     episode_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
     env_id: str
@@ -75,13 +111,21 @@ class Trajectory(BaseModel):
     split: str | None = None
     occupation: str | None = None
     attempt: int = 0
+    task_digest: str | None = None  # content id of the task (instructions + rubrics), to spot train/eval overlap
     model: str | None = None
+    policy_id: str = ""
     policy: dict[str, Any] = Field(default_factory=dict)
+    sampling: dict[str, Any] = Field(default_factory=dict)
+    rules: dict[str, Any] = Field(default_factory=dict)
     config: dict[str, Any] = Field(default_factory=dict)
     messages: list[dict[str, Any]] = Field(default_factory=list)
+    completions: list[Completion] = Field(default_factory=list)
+    tools_id: str | None = None
     tools: list[dict[str, Any]] = Field(default_factory=list)
     reward: float | None = None
     report: dict[str, Any] | None = None
+    report_ref: str | None = None
+    deliverables: dict[str, str] | None = None
     strict_pass: bool | None = None
     status: Status
     finish_reason: FinishReason
@@ -96,10 +140,81 @@ class Trajectory(BaseModel):
     started_at: str
     finished_at: str
     duration_s: float
+    regraded_at: str | None = None  # set by ``jobenv regrade``: the scores are a later judge's
 
     @property
-    def key(self) -> tuple[str, str, int]:
-        return (self.env_id, self.task_id, self.attempt)
+    def key(self) -> TrajectoryKey:
+        return (self.model or "", self.policy_id, self.env_id, self.task_id, self.attempt)
+
+    @property
+    def run_label(self) -> str:
+        """The model, with the policy id when it matters (for per-model tables)."""
+        return f"{self.model or '?'} [{self.policy_id}]" if self.policy_id else (self.model or "?")
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def tools_id(tools: list[dict[str, Any]]) -> str:
+    """The content id of a tool-schema list (stored once per file)."""
+    return sha256_hex(json.dumps(tools, sort_keys=True).encode())[:16]
+
+
+def objects_dir(path: str | Path) -> Path:
+    """The object store of a trajectories file: ``runs/traj.jsonl`` -> ``runs/traj.objects/``.
+
+    It holds, by sha256, each graded episode's deliverables and its full grading report.
+    """
+    p = Path(path)
+    return p.with_name(p.stem + ".objects") if p.suffix else p.with_name(p.name + ".objects")
+
+
+class ObjectStore:
+    """Content-addressed files under one directory (``<root>/<sha[:2]>/<sha>``); writes are atomic."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    def path(self, digest: str) -> Path:
+        return self.root / digest[:2] / digest
+
+    def put(self, data: bytes) -> str:
+        digest = sha256_hex(data)
+        dest = self.path(digest)
+        if not dest.exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            tmp = dest.with_name(f".{digest}.{uuid.uuid4().hex[:8]}")
+            tmp.write_bytes(data)
+            os.replace(tmp, dest)
+        return digest
+
+    def get(self, digest: str) -> bytes:
+        """The object's bytes; JobenvError when it is missing."""
+        try:
+            return self.path(digest).read_bytes()
+        except OSError as exc:
+            raise JobenvError(f"object {digest[:12]}... missing from {self.root}: {exc}") from exc
+
+    def put_tree(self, folder: Path) -> dict[str, str]:
+        """Store every regular file under ``folder``; returns {relative posix path: sha256}."""
+        out: dict[str, str] = {}
+        for f in sorted(folder.rglob("*")):
+            if f.is_file() and not f.is_symlink():
+                out[f.relative_to(folder).as_posix()] = self.put(f.read_bytes())
+        return out
+
+    def materialize(self, files: dict[str, str], dest: Path) -> Path:
+        """Write the files of a :meth:`put_tree` manifest under ``dest`` (a path escaping it is refused)."""
+        dest.mkdir(parents=True, exist_ok=True)
+        root = dest.resolve()
+        for rel, digest in files.items():
+            target = (dest / rel).resolve()
+            if not target.is_relative_to(root):
+                raise JobenvError(f"refusing deliverable path outside the output folder: {rel!r}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(self.get(digest))
+        return dest
 
 
 def jobenv_version() -> str:
@@ -114,11 +229,29 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def read_trajectories(path: str | Path, *, latest_only: bool = True, strict: bool = False) -> list[Trajectory]:
+def env_error_trajectory(task: Any, attempt: int, exc: Exception, *, env_id: str, policy: Any,
+                         versions: dict[str, str | None], what: str = "environment construction failed") -> Trajectory:
+    """The record of an episode that could not run at all (its env could not be built, its node was lost)."""
+    from .policy import policy_id
+
+    desc = policy.describe() if hasattr(policy, "describe") else {"kind": type(policy).__name__}
+    now = now_iso()
+    return Trajectory(
+        env_id=env_id, task_id=task.id, split=task.split, occupation=task.occupation, attempt=attempt,
+        model=desc.get("model"), policy_id=policy_id(desc), policy=desc, status="error", finish_reason="env_error",
+        error=f"{what}: {type(exc).__name__}: {exc}", error_kind="env",
+        versions={"jobenv": jobenv_version(), **versions}, started_at=now, finished_at=now, duration_s=0.0,
+    )
+
+
+def read_trajectories(path: str | Path, *, latest_only: bool = True, strict: bool = False,
+                      full_reports: bool = False) -> list[Trajectory]:
     """Read a trajectories file, tolerating a torn last line (a crash mid-write) and skipping bad lines.
 
-    With ``latest_only`` a (env, task, attempt) written twice (an errored episode retried) keeps its last
-    line. ``strict=True`` raises JobenvError on any unparseable line other than a torn last one.
+    Tool schemas and shared texts are put back into each trajectory. With ``latest_only`` an episode key
+    written twice (an errored episode retried) keeps its last line. ``full_reports`` loads each episode's
+    full grading report from the object store (otherwise ``report`` holds its scores only).
+    ``strict=True`` raises JobenvError on any unparseable line other than a torn last one.
     Raises JobenvError when the file does not exist.
     """
     p = Path(path)
@@ -127,9 +260,17 @@ def read_trajectories(path: str | Path, *, latest_only: bool = True, strict: boo
     records, bad = _scan(p)
     if bad and strict:
         raise JobenvError(f"{p}: unparseable lines {bad[:10]}")
+    if full_reports:
+        store = ObjectStore(objects_dir(p))
+        for r in records:
+            if r.report_ref:
+                try:
+                    r.report = json.loads(store.get(r.report_ref))
+                except (JobenvError, ValueError):
+                    pass  # the scores in the line stay; the full report is simply not there
     if not latest_only:
         return records
-    latest: dict[tuple[str, str, int], Trajectory] = {}
+    latest: dict[TrajectoryKey, Trajectory] = {}
     for r in records:
         latest.pop(r.key, None)  # keep first-seen order of the final record
         latest[r.key] = r
@@ -139,13 +280,28 @@ def read_trajectories(path: str | Path, *, latest_only: bool = True, strict: boo
 def _scan(p: Path) -> tuple[list[Trajectory], list[int]]:
     records: list[Trajectory] = []
     bad: list[int] = []
+    tools: dict[str, list[dict[str, Any]]] = {}
+    texts: dict[str, str] = {}
     with open(p, "rb") as fh:  # line by line: trajectory files grow large
         for i, raw in enumerate(fh, 1):
             if not raw.strip():
                 continue
             try:
-                records.append(Trajectory.model_validate_json(raw))
-            except ValueError:
+                d = json.loads(raw)
+                kind = d.get("record", "episode")
+                if kind == "tools":
+                    tools[d["id"]] = d["tools"]
+                elif kind == "text":
+                    texts[d["id"]] = d["text"]
+                elif kind == "episode":
+                    for m in d.get("messages") or []:
+                        ref = m.pop("content_ref", None)
+                        if ref is not None:
+                            m["content"] = texts[ref]
+                    if d.get("tools_id") and not d.get("tools"):
+                        d["tools"] = tools.get(d["tools_id"], [])
+                    records.append(Trajectory.model_validate(d))
+            except (ValueError, KeyError, AttributeError):
                 if raw.endswith(b"\n"):
                     bad.append(i)
                     warnings.warn(f"{p}: line {i} is not a trajectory record, so it is skipped", stacklevel=3)
@@ -153,23 +309,47 @@ def _scan(p: Path) -> tuple[list[Trajectory], list[int]]:
     return records, bad
 
 
+def _compact_report(report: dict[str, Any]) -> dict[str, Any]:
+    """The scores and verdict of a report without its per-rubric detail (kept in the object store)."""
+    return {k: v for k, v in report.items() if k != "rubrics"}
+
+
 class TrajectoryWriter:
     """Append-only, crash-safe JSONL writer: one line per finished episode, flushed and fsynced.
 
-    Opening an existing file drops a torn last line (an episode whose write was cut off is simply rerun)
-    so the next record starts on a fresh line. Writes run in a worker thread under a lock so an fsync
-    never stalls the event loop. Raises JobenvError when the file cannot be opened.
+    Each tool-schema list and each long message text is written once per file, as a ``tools`` or ``text``
+    record line before the first episode that uses it; episode lines refer to them by id, and the full
+    grading report goes to the object store next to the file (:func:`objects_dir`), the line keeping its
+    scores. :func:`read_trajectories` puts everything back. Opening an existing file drops a torn last line
+    (an episode whose write was cut off is simply rerun) so the next record starts on a fresh line. Writes
+    run in a worker thread under a lock so an fsync never stalls the event loop. Raises JobenvError when
+    the file cannot be opened.
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self.objects = ObjectStore(objects_dir(self.path))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._repair_tail()
+            self._known = self._known_records()
             self._fh = open(self.path, "ab")
         except OSError as exc:
             raise JobenvError(f"cannot write trajectories to {self.path}: {exc}") from exc
         self._lock = asyncio.Lock()
+
+    def _known_records(self) -> set[str]:
+        known: set[str] = set()
+        if not self.path.exists():
+            return known
+        with open(self.path, "rb") as fh:
+            for raw in fh:
+                if raw.startswith((b'{"record":"tools"', b'{"record":"text"')):
+                    try:
+                        known.add(json.loads(raw)["id"])
+                    except (ValueError, KeyError):
+                        pass
+        return known
 
     def _repair_tail(self) -> None:
         if not self.path.exists() or self.path.stat().st_size == 0:
@@ -195,7 +375,7 @@ class TrajectoryWriter:
             fh.seek(cut)
             tail = fh.read()
             try:  # a full record missing only its newline is kept
-                Trajectory.model_validate_json(tail)
+                json.loads(tail)
                 fh.seek(0, os.SEEK_END)
                 fh.write(b"\n")
             except ValueError:
@@ -203,27 +383,74 @@ class TrajectoryWriter:
             fh.flush()
             os.fsync(fh.fileno())
 
-    def _write_sync(self, line: bytes) -> None:
-        self._fh.write(line)
+    def encode(self, traj: Trajectory) -> bytes:
+        """The lines that store ``traj``: new shared records first, then the episode line.
+
+        Stores the full report in the object store as a side effect.
+        """
+        d = traj.model_dump(mode="json")
+        lines: list[dict[str, Any]] = []
+        schemas = d.pop("tools")
+        if schemas:
+            tid = d["tools_id"] = d.get("tools_id") or tools_id(schemas)
+            if tid not in self._known:
+                lines.append({"record": "tools", "id": tid, "tools": schemas})
+        for m in d["messages"]:
+            content = m.get("content")
+            if isinstance(content, str) and len(content) >= _SHARED_TEXT_MIN:
+                ref = sha256_hex(content.encode())[:24]
+                if ref not in self._known:
+                    lines.append({"record": "text", "id": ref, "text": content})
+                    self._known.add(ref)
+                del m["content"]
+                m["content_ref"] = ref
+        if d.get("report"):
+            d["report_ref"] = self.objects.put(json.dumps(d["report"], sort_keys=True).encode())
+            d["report"] = _compact_report(d["report"])
+        if schemas:
+            self._known.add(d["tools_id"])
+        lines.append(d)
+        return b"".join(json.dumps(x, separators=(",", ":")).encode() + b"\n" for x in lines)
+
+    def _write_sync(self, traj: Trajectory) -> None:
+        self._fh.write(self.encode(traj))
         self._fh.flush()
         os.fsync(self._fh.fileno())
 
     async def write(self, traj: Trajectory) -> None:
-        line = traj.model_dump_json().encode() + b"\n"
         async with self._lock:
-            await asyncio.to_thread(self._write_sync, line)
+            await asyncio.to_thread(self._write_sync, traj)
 
     def close(self) -> None:
         self._fh.close()
 
 
-def env_error_trajectory(task: Any, attempt: int, exc: Exception, *, env_id: str, policy: Any,
-                         versions: dict[str, str | None], what: str = "environment construction failed") -> Trajectory:
-    """The record of an episode that could not run at all (its env could not be built, its node was lost)."""
-    now = now_iso()
-    return Trajectory(
-        env_id=env_id, task_id=task.id, split=task.split, occupation=task.occupation, attempt=attempt,
-        model=getattr(policy, "model", None), status="error", finish_reason="env_error",
-        error=f"{what}: {type(exc).__name__}: {exc}", error_kind="env",
-        versions=dict(versions), started_at=now, finished_at=now, duration_s=0.0,
-    )
+def export_trajectories(path: str | Path, out: str | Path, *, full_reports: bool = False) -> int:
+    """Write a compacted copy of a trajectories file for pandas or ``datasets``: one plain row per episode key
+    (model, policy id, env, task, attempt), the latest one, every message inlined, no record lines.
+
+    Tool schemas are not repeated per row: each row has ``tools_id`` and ``<out stem>.tools.json`` maps the
+    ids to the schemas. ``full_reports`` inlines each episode's full grading report (else its scores).
+    Returns the number of rows. Raises JobenvError for a missing input or an unwritable ``out``.
+    """
+    src, dst = Path(path), Path(out)
+    if dst.resolve() == src.resolve():
+        raise JobenvError("export writes a new file: the output must differ from the trajectories file")
+    trajs = read_trajectories(src, full_reports=full_reports)
+    schemas: dict[str, list[dict[str, Any]]] = {}
+    tmp = dst.with_name(f".{dst.name}.{uuid.uuid4().hex[:8]}")
+    try:
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            for t in trajs:
+                row = t.model_dump(mode="json", exclude={"record", "tools"})
+                if t.tools:
+                    row["tools_id"] = t.tools_id or tools_id(t.tools)
+                    schemas.setdefault(row["tools_id"], t.tools)
+                fh.write(json.dumps(row, separators=(",", ":")).encode() + b"\n")
+        os.replace(tmp, dst)
+        dst.with_name(dst.stem + ".tools.json").write_text(json.dumps(schemas, indent=1), encoding="utf-8")
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise JobenvError(f"cannot write the export to {dst}: {exc}") from exc
+    return len(trajs)

@@ -75,7 +75,8 @@ def rollout_rewards(policy: tuple[OpenAIServer, ScriptedAgent], tmp_path_factory
         capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    # episode lines only: tool schemas and shared texts are records of their own, once per file
+    recs = [r for r in map(json.loads, out.read_text().splitlines()) if r.get("record", "episode") == "episode"]
     rewards = {r["task_id"].split("/", 1)[-1] if r["task_id"].count("/") == 2 else r["task_id"]: r["reward"]
                for r in recs}
     assert set(rewards) == {t.id for t in sample}, rewards

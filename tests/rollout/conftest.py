@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,3 +28,14 @@ def policy_server(sample_tasks: list[Any]) -> Iterator[Any]:
     yield start
     for s in servers:
         s.__exit__(None, None, None)
+
+
+@pytest.fixture
+def jobenv_cli() -> Any:
+    """Run the installed ``jobenv`` command line as a user does (a subprocess); returns CompletedProcess."""
+
+    def run(*args: str, timeout: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "jobenv.cli", *args], capture_output=True, text=True,
+                              timeout=timeout, env={**os.environ, **(env or {})})
+
+    return run

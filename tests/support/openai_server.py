@@ -3,6 +3,10 @@
 It plays the judge or the policy: each POST to ``/v1/chat/completions`` is passed to ``handler(request)``
 which returns a :class:`Reply` (or a plain string, taken as the assistant's text). The real ``openai``
 client talks to it over HTTP; nothing is patched.
+
+Like vLLM's OpenAI server, a request with ``"logprobs": true`` gets ``choices[0].logprobs.content`` (one
+entry per token, with ``top_logprobs`` alternatives when asked), and ``"return_tokens_as_token_ids": true``
+spells each token as ``token_id:<id>``. Tokens are :func:`fake_tokens` of the completion's text.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["Reply", "OpenAIServer"]
+__all__ = ["Reply", "OpenAIServer", "fake_tokens", "completion_text"]
 
 _ids = itertools.count(1)
 
@@ -31,6 +35,23 @@ class Reply:
     delay_s: float = 0.0
     raw_body: bytes | None = None  # sent as is (status kept), for garbage replies
     usage: dict[str, int] = field(default_factory=lambda: {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15})
+
+
+def completion_text(message: dict[str, Any]) -> str:
+    """The text a completion's tokens spell: its content, then each tool call's name and arguments."""
+    parts = [message.get("content") or ""]
+    for tc in message.get("tool_calls") or []:
+        parts += [tc["function"]["name"], tc["function"]["arguments"]]
+    return " ".join(p for p in parts if p)
+
+
+def fake_tokens(text: str) -> list[tuple[int, str, float]]:
+    """A deterministic stand-in tokenizer: (token id, token text, logprob) per whitespace-separated piece."""
+    out = []
+    for i, piece in enumerate(text.split()):
+        tid = sum(piece.encode()) * 31 % 50_000 + len(piece)
+        out.append((tid, piece, round(-0.05 * (1 + i % 7), 4)))
+    return out
 
 
 Handler = Callable[[dict[str, Any]], "Reply | str"]
@@ -114,12 +135,23 @@ class OpenAIServer:
                         for tc in reply.tool_calls
                     ]
                     finish = "tool_calls"
+                choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish}
+                if body.get("logprobs"):
+                    as_ids = bool(body.get("return_tokens_as_token_ids"))
+                    top = int(body.get("top_logprobs") or 0)
+
+                    def entry(tid: int, tok: str, lp: float) -> dict[str, Any]:
+                        text = f"token_id:{tid}" if as_ids else tok
+                        return {"token": text, "logprob": lp, "bytes": list(tok.encode()),
+                                "top_logprobs": [{"token": text, "logprob": lp, "bytes": list(tok.encode())}][:top]}
+
+                    choice["logprobs"] = {"content": [entry(*t) for t in fake_tokens(completion_text(message))]}
                 payload = {
                     "id": f"chatcmpl-{next(_ids)}",
                     "object": "chat.completion",
                     "created": int(time.time()),
                     "model": body.get("model", "test-model"),
-                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                    "choices": [choice],
                     "usage": reply.usage,
                 }
                 if body.get("stream"):
