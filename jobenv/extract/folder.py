@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path
 
-from . import (
+from .files import (
     DEFAULT_CAP,
     REJECTED_MANIFEST,
     ExtractedFile,
