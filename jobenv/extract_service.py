@@ -105,7 +105,7 @@ _SAFE_GLOBALS = {
     ("builtins", n) for n in ("list", "dict", "tuple", "set", "frozenset", "str", "bytes", "int", "float", "bool",
                               "complex", "bytearray", "slice")
 } | {("datetime", n) for n in ("datetime", "date", "time", "timedelta", "timezone")} | {
-    ("jobenv.extract", "ExtractedFile"), ("jobenv.extract", "ImageRef"), ("copyreg", "_reconstructor"),
+    ("jobenv.extract.files", "ExtractedFile"), ("jobenv.extract.files", "ImageRef"), ("copyreg", "_reconstructor"),
     ("jobenv.judge.reading", "Uncomputed"), ("jobenv.judge.reading", "Num"),
 }
 

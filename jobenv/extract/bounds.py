@@ -12,6 +12,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from ..errors import JobenvError
+
 __all__ = [
     "PARSE_MAX_BYTES",
     "ZIP_MAX_BYTES",
@@ -40,7 +42,7 @@ SQLITE_MAX_CHARS = 2_000_000  # a whole database dump
 SQLITE_TIME_S = 10.0  # queries are interrupted after this long
 
 
-class OverBudget(Exception):
+class OverBudget(JobenvError):
     """A deliverable exceeds one of the parsing bounds; its text becomes ``[extraction stopped: ...]``."""
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..sandbox.base import REJECTED_MANIFEST  # written by the sandbox export; not a deliverable
 from .bounds import (
     PARSE_MAX_BYTES,
     PDF_MAX_GLYPHS_PER_PAGE,
@@ -54,7 +55,6 @@ EXTRACT_VERSION = "2"
 DEFAULT_CAP = 200_000
 SQLITE_ROW_LIMIT = 500
 MAX_IMAGE_BYTES = 20 * 1024 * 1024  # larger images are not worth sending to a judge
-REJECTED_MANIFEST = ".jobenv_rejected.json"  # written by the sandbox export; not a deliverable
 
 ExtractMode = Literal["values", "formulas"]
 

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import JudgeConfigError
+from ..errors import JudgeConfigError, ReplyError
 from ..extract import Extraction, ExtractMode, ImageRef, is_visual_rubric, select_images
 from ..extract_service import extraction_service
 from .base import Judge, empty_output_report, rejected_report
@@ -57,10 +57,6 @@ __all__ = [
 ]
 
 CACHE_SCHEMA_VERSION = 2
-
-
-class ReplyError(Exception):
-    """A judge reply that cannot be parsed or fails validation (internal; becomes a rubric error)."""
 
 
 def llm_config_from_env(

@@ -27,14 +27,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import SandboxError, WorkspacePathError
-from .base import WORKSPACE, FileEntry, escape_name, workspace_relpath
+from .base import REJECTED_MANIFEST, WORKSPACE, FileEntry, escape_name, workspace_relpath
 
 __all__ = [
     "resolve", "read_file", "write_file", "list_files", "export_tree", "stage_tree", "remove_tree", "ExportBudget",
     "REJECTED_NAME", "MAX_DEPTH", "MAX_PATH_BYTES", "MAX_ENTRIES",
 ]
 
-REJECTED_NAME = ".jobenv_rejected.json"
+REJECTED_NAME = REJECTED_MANIFEST
 MAX_DEPTH = 64  # directory levels below output/ that are exported (and listed)
 MAX_PATH_BYTES = 1024  # longest exported path below output/, in bytes: far below PATH_MAX on any host
 MAX_ENTRIES = 20_000  # files and folders exported at most (empty files cost no bytes but still cost time)

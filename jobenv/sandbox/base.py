@@ -41,6 +41,9 @@ NetworkMode = Literal["off", "web"]
 _RESERVE_DIVISOR = 8
 
 
+REJECTED_MANIFEST = ".jobenv_rejected.json"  # the export's list of refused entries, beside the exported files
+
+
 class SandboxLimits(BaseModel):
     """Resource limits of one sandbox. Every field has a default a user may change.
 

@@ -24,9 +24,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .common import GENERATOR_VERSION
+
 __all__ = ["GENERATOR_VERSION", "DEFAULT_SPLIT_SIZE", "generate", "ensure_default_split"]
 
-GENERATOR_VERSION = "2.0.0"  # kept equal to common.GENERATOR_VERSION (asserted in tests)
 DEFAULT_SPLIT_SIZE = 24
 
 

@@ -22,6 +22,7 @@ from ..check_models import (
     RowCountCheck,
     TextCheck,
 )
+from ..errors import JobenvError
 from ..tasks import Rubric
 
 __all__ = [
@@ -50,7 +51,7 @@ __all__ = [
 GENERATOR_VERSION = "2.0.0"
 
 
-class DegenerateTask(Exception):
+class DegenerateTask(JobenvError):
     """The drawn parameters give ill-posed expected values; the generator redraws (never escapes generate())."""
 
 

@@ -37,7 +37,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..errors import JobenvError, TaskFormatError
+from ..errors import JobenvError, QualityGateError, TaskFormatError
 from ..judge.probes import probe_rubrics
 from ..tasks import Rubric
 from .common import GENERATOR_VERSION, DegenerateTask, Plan
@@ -52,10 +52,6 @@ MAX_TASK_BYTES = 6_000_000
 MAX_ATTEMPTS = 30
 SPLIT_MARKER = ".jobenv-synthetic.json"
 _ENGINE = Path(__file__).resolve().parent / "solvers" / "engine.py"
-
-
-class QualityGateError(Exception):
-    """A drawn task failed a quality gate (internal: the generator drops it and redraws)."""
 
 
 class TaskMeta(BaseModel):
