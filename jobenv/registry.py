@@ -34,14 +34,15 @@ class EnvSpec:
     splits: tuple[str, ...]
     description: str
     expected_count: int | None = None
+    official_network: str = "off"  # the network the split's official runs give the agent ("web": public web)
 
 
 ENV_SPECS: dict[str, EnvSpec] = {
     s.id: s
     for s in (
-        EnvSpec("jobbench/main", "jobbench", ("main",), "JobBench main split (leaderboard)", 65),
-        EnvSpec("jobbench/easy", "jobbench", ("easy",), "JobBench easy split", 63),
-        EnvSpec("jobbench/all", "jobbench", ("main", "easy"), "JobBench main + easy", 128),
+        EnvSpec("jobbench/main", "jobbench", ("main",), "JobBench main split (leaderboard)", 65, "web"),
+        EnvSpec("jobbench/easy", "jobbench", ("easy",), "JobBench easy split", 63, "web"),
+        EnvSpec("jobbench/all", "jobbench", ("main", "easy"), "JobBench main + easy", 128, "web"),
         EnvSpec("jobtasks/train", "jobtasks", ("train",), "JobTasks train split (downloaded, else generated)"),
         EnvSpec("jobenv/sample", "sample", ("sample",), "bundled sample tasks (offline, checks-graded)"),
         EnvSpec("jobenv/synthetic", "synthetic", ("synthetic",), "tasks generated on the fly from a seed"),
@@ -171,11 +172,22 @@ def make(env_id: str, **kwargs: Any) -> JobEnv:
     :class:`jobenv.env.JobEnv` for the keyword arguments). Gymnasium's entry point for every jobenv id.
 
     ``jobenv/synthetic`` also takes ``seed`` and ``n``: the tasks are generated on first use and cached
-    under the data directory. Raises as :func:`load_tasks` and :class:`~jobenv.env.JobEnv` do.
+    under the data directory. ``network`` sets the sandbox's network once for the split: ``"off"``, ``"web"``
+    or ``"official"`` (the setting of the split's official runs: ``web`` for ``jobbench/*``, whose instructions
+    ask the agent to obtain public documents; ``off`` elsewhere); without it the sandbox limits decide
+    (default ``off``). Raises as :func:`load_tasks` and :class:`~jobenv.env.JobEnv` do.
     """
     from .env import JobEnv
 
     options = {k: kwargs.pop(k) for k in ("seed", "n") if k in kwargs}
+    network = kwargs.pop("network", None)
+    if network is not None:
+        from .sandbox.base import SandboxLimits
+
+        if network == "official":
+            network = env_spec(env_id).official_network if env_id in ENV_SPECS else "off"
+        limits = kwargs.get("limits") or SandboxLimits()
+        kwargs["limits"] = SandboxLimits.model_validate({**limits.model_dump(), "network": network})
     return JobEnv(load_tasks(env_id, **options), env_id=env_id, **kwargs)
 
 

@@ -144,3 +144,27 @@ def test_grading_report_records_the_dataset_revision(tmp_path: Path):
     (tmp_path / "out").mkdir()
     report = make_judge("checks").grade_sync(task, tmp_path / "out")
     assert report.dataset_revision == f"jobenv-{jobenv.__version__}"
+
+
+def test_network_is_set_once_per_split() -> None:
+    from jobenv.registry import ENV_SPECS
+
+    assert {i: s.official_network for i, s in ENV_SPECS.items() if i.startswith("jobbench/")} == {
+        "jobbench/main": "web", "jobbench/easy": "web", "jobbench/all": "web"}
+    assert jobenv.make("jobenv/sample", judge="checks", network="official").limits.network == "off"
+    env = jobenv.make("jobenv/sample", judge="checks", network="web",
+                      limits=jobenv.SandboxLimits(memory_mb=1024))
+    assert env.limits.network == "web" and env.limits.memory_mb == 1024  # other limits are kept
+    assert jobenv.make("jobenv/sample", judge="checks").limits.network == "off"  # off unless asked
+    with pytest.raises(ValueError):
+        jobenv.make("jobenv/sample", judge="checks", network="internet")
+
+
+def test_tasks_command_takes_the_synthetic_seed() -> None:
+    run = subprocess.run([sys.executable, "-m", "jobenv.cli", "tasks", "jobenv/synthetic", "--seed", "3", "--n", "2"],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert len(run.stdout.splitlines()) == 2 and "synthetic/" in run.stdout
+    bad = subprocess.run([sys.executable, "-m", "jobenv.cli", "tasks", "jobenv/sample", "--seed", "3"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
