@@ -29,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="output folder (required; must be empty or new unless --force)")
     p.add_argument("--force", action="store_true", help="write into a non-empty folder (default: refuse)")
     p.add_argument("--checks-only", action="store_true",
-                   help="leave out the LLM-graded judgement rubrics, so every criterion grades with judge='checks'")
+                   help="leave out the LLM-graded judgement rubrics, so every criterion grades with judge='checks' (default: include them)")
 
 
 def run(opts: Options) -> int:
