@@ -68,22 +68,28 @@ def options_for(command: str, namespace: Any) -> Any:
     return cls(**{f.name: values[f.name] for f in dataclasses.fields(cls)})
 
 
-def _warnings_as_lines(prefix: str) -> None:
-    """Show each warning (a skipped task folder, a garbage trajectory line) as one line, not Python's two."""
+def _warnings_as_lines(prefix: str) -> Any:
+    """Show each warning (a skipped task folder, a garbage trajectory line) as one line, not Python's two.
+    Returns the previous hook, which :func:`main` puts back (a caller's own warning capture keeps working)."""
     import warnings
+
+    previous = warnings.showwarning
 
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
              line: str | None = None) -> None:
         print(f"{prefix}: warning: {message}", file=sys.stderr)
 
     warnings.showwarning = show
+    return previous
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import warnings
+
     from ..errors import JobenvError
 
     ns = build_parser().parse_args(argv)
-    _warnings_as_lines(f"jobenv {ns.command}")
+    previous = _warnings_as_lines(f"jobenv {ns.command}")
     try:
         return int(_BY_NAME[ns.command].run(options_for(ns.command, ns)) or 0)
     except JobenvError as exc:
@@ -92,3 +98,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"jobenv {ns.command}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        warnings.showwarning = previous
