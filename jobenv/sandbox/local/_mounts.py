@@ -45,6 +45,14 @@ _SNAPSHOT: list[str] = []
 _SNAPSHOT_LOCK = threading.Lock()  # sandboxes start on worker threads: concurrent starts must share one snapshot
 
 
+def _new_lock_after_fork() -> None:
+    global _SNAPSHOT_LOCK
+    _SNAPSHOT_LOCK = threading.Lock()  # a lock held by a parent thread at fork time would never be released
+
+
+os.register_at_fork(after_in_child=_new_lock_after_fork)
+
+
 def remove_etc_snapshot() -> None:
     """Remove this process's /etc copy now (servers call it on shutdown: a SIGTERM skips ``atexit``).
 

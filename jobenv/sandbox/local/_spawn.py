@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import os
 import threading
 from pathlib import Path
 
@@ -13,6 +14,17 @@ __all__ = ["spawner", "verify_started", "unavailable_error"]
 
 _SPAWNER: concurrent.futures.ThreadPoolExecutor | None = None
 _SPAWNER_LOCK = threading.Lock()
+
+
+def _forget_after_fork() -> None:
+    # a forked child (gymnasium's async vector envs, multiprocessing) has none of the parent's threads: an
+    # executor inherited from the parent would queue work that no thread ever runs
+    global _SPAWNER, _SPAWNER_LOCK
+    _SPAWNER = None
+    _SPAWNER_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def spawner() -> concurrent.futures.ThreadPoolExecutor:
