@@ -22,8 +22,8 @@ def test_quickstart_runs_an_episode_by_hand():
 
 
 def test_async_example_runs_every_sample_task():
-    lines = [l for l in run_example("async_episodes.py").splitlines() if "reward=" in l]
+    lines = [line for line in run_example("async_episodes.py").splitlines() if "reward=" in line]
     import jobenv
 
     assert len(lines) == len(jobenv.load_tasks("jobenv/sample"))
-    assert all(l.endswith("reward=0.0") for l in lines)
+    assert all(line.endswith("reward=0.0") for line in lines)
