@@ -328,7 +328,14 @@ class ExtractionService:
         self._lock = threading.Lock()
         self._threads = concurrent.futures.ThreadPoolExecutor(self.limits.workers, thread_name_prefix="jobenv-extract")
         self._closed = False
-        self._idle = [_Worker(self.limits) for _ in range(self.limits.workers)]  # they warm up in the background
+        # A worker dies with the *thread* that started it (PR_SET_PDEATHSIG is per thread), so workers are started
+        # only by this thread, which lives as long as the service; a caller's short-lived thread (asyncio's
+        # default executor, shut down at the end of asyncio.run) would take the pool down with it.
+        self._starter = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="jobenv-extract-start")
+        self._idle = [self._new_worker() for _ in range(self.limits.workers)]  # they warm up in the background
+
+    def _new_worker(self) -> _Worker:
+        return self._starter.submit(_Worker, self.limits).result()
 
     # -- workers ----------------------------------------------------------------------------------------
     def _checkout(self) -> _Worker:
@@ -341,12 +348,12 @@ class ExtractionService:
                 self._idle.remove(w)
         for d in dead:
             d.reap()
-        return w if w is not None else _Worker(self.limits)
+        return w if w is not None else self._new_worker()
 
     def _checkin(self, w: _Worker) -> None:
         if not w.alive or w.jobs >= self.limits.max_jobs or self._closed:
             w.reap()
-            w = _Worker(self.limits) if not self._closed else w  # start the replacement now: it warms up meanwhile
+            w = self._new_worker() if not self._closed else w  # start the replacement now: it warms up meanwhile
             if self._closed:
                 return
         with self._lock:

@@ -40,7 +40,8 @@ def test_64_concurrent_async_episodes_on_one_loop(mini_tasks):
 
     results = asyncio.run(main())
     rewards = [r for r, _ in results]
-    assert rewards == [1.0 if i % 2 == 0 else 0.625 for i in range(n)]
+    # "unknown" has no right fact, so the report's existence earns nothing either (no credit without substance)
+    assert rewards == [1.0 if i % 2 == 0 else 0.0 for i in range(n)]
 
 
 def _children() -> set[int]:
@@ -94,4 +95,5 @@ def test_no_leaks_after_200_episodes(mini_tasks, tmp_path, monkeypatch):
     assert fds1 <= fds0 + 2, (fds0, fds1)
     assert kids1 <= kids0, kids1 - kids0
     assert tmp1 <= tmp0, tmp1 - tmp0
-    assert not tmp1, tmp1  # grading temp dirs and sandbox dirs are all gone
+    # grading temp dirs and sandbox dirs are all gone; only the process's one /etc snapshot stays until exit
+    assert all(e.startswith(f"jobenv-{os.getpid()}-etc-") for e in tmp1), tmp1

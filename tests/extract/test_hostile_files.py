@@ -162,3 +162,27 @@ def test_an_output_folder_over_its_time_keeps_what_was_extracted(tmp_path: Path,
     assert by["a_summary.md"].text == "first" and by["z_notes.md"].text in ("last", STOPPED_TIME)
     assert all(by[f"slow{k}.db"].text == STOPPED_TIME for k in range(3))
     assert took < 12 + 2.5  # the folder's time budget holds whatever the files do
+
+
+def test_workers_outlive_the_thread_that_first_used_the_service(tmp_path: Path):
+    # a worker dies with the thread that started it; asyncio.run's default executor threads end with the run
+    _OTHERS.clear()
+    _OTHERS.update(_workers_of_this_process())
+    (tmp_path / "a.txt").write_text("hello\n")
+    made: list[ExtractionService] = []
+
+    async def first_use() -> str:
+        def build() -> str:
+            made.append(ExtractionService(ExtractLimits(workers=2)))
+            return made[0].extract_file_sync(tmp_path / "a.txt")
+        return await asyncio.to_thread(build)
+
+    try:
+        assert "hello" in asyncio.run(first_use())  # the run's executor threads are joined here
+        time.sleep(0.3)
+        assert len(_workers_of_this_process()) == 2
+        assert "hello" in made[0].extract_file_sync(tmp_path / "a.txt")
+        assert len(_workers_of_this_process()) == 2  # the same two: none was replaced
+    finally:
+        for svc in made:
+            svc.close()

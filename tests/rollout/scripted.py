@@ -45,16 +45,21 @@ class ScriptedAgent:
     """Handler for OpenAIServer. ``prelude`` turns (strings = text-only replies, lists = tool calls) come first.
 
     ``fail``: optional callable(request, turn_index) -> Reply | None to inject errors. ``hold_s`` keeps each
-    request busy so concurrency is observable; ``peak`` records the most requests in flight at once.
+    request busy; ``gather`` holds the first ``gather`` episodes' first requests until all of them have arrived
+    (at most 60 s), so concurrency is observed whatever the machine's load; ``peak`` records the most requests
+    in flight at once.
     """
 
     def __init__(self, tasks: list[Any], *, prelude: list[Any] | None = None,
                  fail: Callable[[dict[str, Any], int], Reply | None] | None = None, hold_s: float = 0.0,
-                 skip_solution: bool = False) -> None:
+                 gather: int = 0, skip_solution: bool = False) -> None:
         self.tasks = tasks
         self.prelude = prelude or []
         self.fail = fail
         self.hold_s = hold_s
+        self.gather = gather
+        self._arrived = 0
+        self._gathered = threading.Condition()
         self.skip_solution = skip_solution
         self.inflight = 0
         self.peak = 0
@@ -86,6 +91,11 @@ class ScriptedAgent:
             self.inflight += 1
             self.peak = max(self.peak, self.inflight)
         try:
+            if self.gather and not any(m["role"] == "assistant" for m in req.get("messages") or []):
+                with self._gathered:
+                    self._arrived += 1
+                    self._gathered.notify_all()
+                    self._gathered.wait_for(lambda: self._arrived >= self.gather, timeout=60)
             if self.hold_s:
                 time.sleep(self.hold_s)
             return self._reply(req)
