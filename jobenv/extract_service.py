@@ -5,7 +5,8 @@ judge all parse such files. Here every parse runs in a small pool of worker proc
 trainer process (at most :attr:`ExtractLimits.workers` at once, whatever the number of episodes): each worker
 runs under an address-space limit, a job that overruns its time is killed together with its worker, and so is
 a job whose caller is cancelled, so no thread or process keeps burning CPU for a step that is over. The
-trainer only ever receives bounded text.
+trainer only ever receives bounded text. Jobs queue first-come first-served for a worker; a job's time limit
+counts from the moment it has one, and :func:`queue_wait` tells a caller how long it queued.
 
 Failure behaviour: nothing here raises for anything a file does. A file that is stopped reads
 ``[extraction stopped: over the time budget]`` (or ``... over the memory budget`` / ``... the parser process
@@ -19,6 +20,8 @@ import asyncio
 import atexit
 import collections
 import concurrent.futures
+import contextlib
+import contextvars
 import io
 import os
 import pickle
@@ -29,7 +32,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +59,7 @@ __all__ = [
     "ExtractionService",
     "extraction_service",
     "configure_extraction",
+    "queue_wait",
 ]
 
 STOPPED_TIME = "[extraction stopped: over the time budget]"
@@ -64,6 +68,26 @@ STOPPED_CRASH = "[extraction stopped: the parser process failed (out of memory o
 #: parsers other modules may run in a worker through :meth:`ExtractionService.call_sync`
 CALLABLES = frozenset({"jobenv.judge.reading:read_tables"})
 _MAX_FRAME = 160 * 1024 * 1024  # one file's text plus its share of images; anything larger is a fault
+_QUEUE_WAIT: contextvars.ContextVar[tuple[list[float], ...]] = contextvars.ContextVar("jobenv_extract_wait",
+                                                                                   default=())
+
+
+@contextlib.contextmanager
+def queue_wait() -> Iterator[list[float]]:
+    """Within the block, ``[seconds]`` that jobs started here waited for a free worker (a job's own time limit
+    starts only once it has one; blocks may nest, each counts). An episode's clock leaves that wait out: other
+    episodes' files cause it."""
+    waited = [0.0]
+    token = _QUEUE_WAIT.set((*_QUEUE_WAIT.get(), waited))
+    try:
+        yield waited
+    finally:
+        _QUEUE_WAIT.reset(token)
+
+
+def _count_wait(seconds: float) -> None:
+    for waited in _QUEUE_WAIT.get():
+        waited[0] += seconds
 
 
 class ExtractLimits(BaseModel):
@@ -281,14 +305,14 @@ class _Slots:
                 self.release()  # the slot arrived just as the caller gave up
             raise
 
-    def acquire_blocking(self, timeout: float) -> bool:
+    def acquire_blocking(self, timeout: float | None) -> bool:
         with self._lock:
             if self._free > 0 and not self._waiters:
                 self._free -= 1
                 return True
             event = threading.Event()
             self._waiters.append(event)
-        if event.wait(max(0.0, timeout)):
+        if event.wait(None if timeout is None else max(0.0, timeout)):
             return True
         with self._lock:
             if event in self._waiters:
@@ -359,52 +383,34 @@ class ExtractionService:
         with self._lock:
             self._idle.append(w)
 
-    def _run_blocking(self, request: tuple[Any, ...], until: float, frame_s: float,
-                      on_frame: Callable[[tuple[Any, ...]], None]) -> None:
-        w = self._checkout()
+    def _drive_blocking(self, gen: Generator[Any, Any, Any], current: list[_Worker],
+                        cancelled: threading.Event) -> Any:
+        """Run a job's requests one after another in workers (the caller holds a slot). ``current`` names the
+        worker at work, so a canceller can kill it; once ``cancelled`` is set no further request starts."""
         try:
-            w.call(request, until, frame_s, on_frame)
-        finally:
-            self._checkin(w)
-
-    def _run_sync(self, request: tuple[Any, ...], until: float, frame_s: float,
-                  on_frame: Callable[[tuple[Any, ...]], None]) -> None:
-        if not self._slots.acquire_blocking(until - time.monotonic()):
-            raise _Stopped(STOPPED_TIME)
-        try:
-            self._run_blocking(request, until, frame_s, on_frame)
-        finally:
-            self._slots.release()
-
-    async def _run_async(self, request: tuple[Any, ...], until: float, frame_s: float,
-                         on_frame: Callable[[tuple[Any, ...]], None]) -> None:
-        try:
-            await asyncio.wait_for(self._slots.acquire(), max(0.0, until - time.monotonic()))
-        except TimeoutError:
-            raise _Stopped(STOPPED_TIME) from None
-        loop = asyncio.get_running_loop()
-        worker: list[_Worker] = []
-
-        def job() -> None:
-            w = self._checkout()
-            worker.append(w)
+            step = next(gen)  # the job's clock starts here, once a slot is held: waiting is not its time
+        except StopIteration as end:  # nothing to do (an empty folder)
+            return end.value
+        while True:
+            request, until, frame_s, got = step
+            outcome: str | None = STOPPED_TIME
+            if not cancelled.is_set():
+                w = self._checkout()
+                current[:] = [w]
+                try:
+                    if cancelled.is_set():
+                        w.kill()
+                    w.call(request, until, frame_s, _collector(got))
+                    outcome = None
+                except _Stopped as exc:
+                    outcome = exc.marker
+                finally:
+                    current.clear()
+                    self._checkin(w)
             try:
-                w.call(request, until, frame_s, on_frame)  # list.append: safe from the thread
-            finally:
-                self._checkin(w)
-
-        fut = loop.run_in_executor(self._threads, job)
-        try:
-            await asyncio.shield(fut)
-        except asyncio.CancelledError:
-            for w in worker:
-                w.kill()  # the blocked thread sees the worker's end at once and returns
-            fut.add_done_callback(lambda _f: self._slots.release())
-            raise
-        except BaseException:
-            self._slots.release()
-            raise
-        self._slots.release()
+                step = gen.send(outcome)
+            except StopIteration as end:
+                return end.value
 
     # -- jobs -------------------------------------------------------------------------------------------
     def _file_job(self, path: Path, mode: str, cap: int | None, time_s: float | None) -> Generator[Any, Any, str]:
@@ -449,38 +455,34 @@ class ExtractionService:
         return got[0] if got else _Stopped(STOPPED_CRASH)
 
     def _drive_sync(self, gen: Generator[Any, Any, Any]) -> Any:
+        t0 = time.monotonic()
+        self._slots.acquire_blocking(None)
+        _count_wait(time.monotonic() - t0)
         try:
-            step = next(gen)
-        except StopIteration as end:  # nothing to do (an empty folder)
-            return end.value
-        while True:
-            request, until, frame_s, got = step
-            try:
-                self._run_sync(request, until, frame_s, _collector(got))
-                outcome = None
-            except _Stopped as exc:
-                outcome = exc.marker
-            try:
-                step = gen.send(outcome)
-            except StopIteration as end:
-                return end.value
+            return self._drive_blocking(gen, [], threading.Event())
+        finally:
+            self._slots.release()
 
     async def _drive_async(self, gen: Generator[Any, Any, Any]) -> Any:
+        t0 = time.monotonic()
+        await self._slots.acquire()
+        _count_wait(time.monotonic() - t0)
+        current: list[_Worker] = []
+        cancelled = threading.Event()
+        fut = asyncio.get_running_loop().run_in_executor(self._threads, self._drive_blocking, gen, current, cancelled)
         try:
-            step = next(gen)
-        except StopIteration as end:
-            return end.value
-        while True:
-            request, until, frame_s, got = step
-            try:
-                await self._run_async(request, until, frame_s, _collector(got))
-                outcome = None
-            except _Stopped as exc:
-                outcome = exc.marker
-            try:
-                step = gen.send(outcome)
-            except StopIteration as end:
-                return end.value
+            result = await asyncio.shield(fut)
+        except asyncio.CancelledError:
+            cancelled.set()
+            for w in list(current):
+                w.kill()  # the blocked thread sees the worker's end at once and returns
+            fut.add_done_callback(lambda _f: self._slots.release())  # the slot is free once the thread is
+            raise
+        except BaseException:
+            self._slots.release()
+            raise
+        self._slots.release()
+        return result
 
     # -- public -----------------------------------------------------------------------------------------
     async def extract_file(self, path: Path, *, mode: ExtractMode = "values", cap: int | None = DEFAULT_CAP,

@@ -200,8 +200,12 @@ class JobEnv(gymnasium.Env[str, Any]):
 
     @property
     def elapsed_s(self) -> float:
-        """Wall-clock seconds since the current episode's reset."""
-        return time.monotonic() - self._t0 if self._t0 else 0.0
+        """Wall-clock seconds since the current episode's reset, less the time its tools queued for the
+        process's shared extraction workers (other episodes' files cause that wait; see ``Toolbox.queued_s``)."""
+        if not self._t0:
+            return 0.0
+        queued = self._toolbox.queued_s if self._toolbox is not None else 0.0
+        return time.monotonic() - self._t0 - queued
 
     @property
     def judge(self) -> Any:

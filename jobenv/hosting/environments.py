@@ -226,7 +226,10 @@ class JobenvEnvironment(Environment):
             self._last_active = time.monotonic()
 
     def _elapsed(self) -> float:
-        return time.monotonic() - (self._t0 if self._t0 is not None else time.monotonic())
+        """As ``JobEnv.elapsed_s``: time queued for the shared extraction workers is not the episode's."""
+        if self._t0 is None:
+            return 0.0
+        return time.monotonic() - self._t0 - (self._toolbox.queued_s if self._toolbox is not None else 0.0)
 
     def _observation(self, result: ToolResult) -> ToolOutput:
         # round-trip through JSON: a non-JSON value here would make the SDK's ToolOutput raise

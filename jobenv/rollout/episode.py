@@ -132,25 +132,31 @@ class _Episode:
     def _fail(self, finish: str, kind: str, error: str) -> None:
         self.finish, self.error_kind, self.error = finish, kind, error
 
-    async def _timed(self, kind: str, name: str | None, aw: Awaitable[Any]) -> Any:
-        """Await ``aw`` as one timed step, within the episode's wall-clock deadline (TimeoutError past it)."""
+    async def _timed(self, kind: str, name: str | None, aw: Awaitable[Any], *, bounded: bool = True) -> Any:
+        """Await ``aw`` as one timed step. ``bounded``: within the episode's wall-clock deadline (TimeoutError
+        past it). A tool step is not bounded here: the env applies the same rules with its own clock (and must
+        not be cut inside grading); the time it queued for the shared extraction workers moves the deadline."""
+        from ..extract_service import queue_wait
+
         start = time.monotonic()
         rec = StepTiming(kind=kind, name=name, start_s=round(start - self.t0, 6), duration_s=0.0)  # type: ignore[arg-type]
         self.steps.append(rec)
+        waited = [0.0]
         try:
-            if self.deadline is None:
-                return await aw
-            left = self.deadline - time.monotonic()
-            if left <= 0:
+            left = None if self.deadline is None else self.deadline - time.monotonic()
+            if left is not None and left <= 0:
                 if asyncio.iscoroutine(aw):
                     aw.close()  # never started: close it so it is not reported as never awaited
                 raise TimeoutError
-            return await asyncio.wait_for(aw, left)
+            with queue_wait() as waited:
+                return await (asyncio.wait_for(aw, left) if bounded and left is not None else aw)
         except BaseException:
             rec.ok = False
             raise
         finally:
             rec.duration_s = round(time.monotonic() - start, 6)
+            if self.deadline is not None:
+                self.deadline += waited[0]
 
     # ---------------------------------------------------------------------------------------- phases
     async def _reset(self, reset_slots: asyncio.Semaphore | None) -> None:
@@ -223,7 +229,7 @@ class _Episode:
             answer(f"Not executed: the episode ended ({self.finish}).")
             return
         try:
-            obs, _reward, terminated, truncated, sinfo = await self._timed("tool", name, self.env.astep(call))
+            obs, _reward, terminated, truncated, sinfo = await self._timed("tool", name, self.env.astep(call), bounded=False)
         except asyncio.CancelledError:
             raise
         except TimeoutError:

@@ -24,6 +24,8 @@ class Toolbox:
         self.sandbox = sandbox
         self.todos: list[dict[str, Any]] = []
         self.deadline: float | None = None  # time.monotonic() value after which tool work is cut short
+        # seconds calls queued for the shared extraction workers: not the episode's time (deadline moves on)
+        self.queued_s = 0.0
         limit = getattr(getattr(sandbox, "limits", None), "output_chars", 30_000)
         self.output_chars = int(limit)
         self.read_char_budget = read_char_budget or max(self.output_chars, 30_000)
@@ -43,8 +45,12 @@ class Toolbox:
             return ToolResult(name=str(name), text=params, ok=False, metadata={"error": "invalid_arguments"})
         spec = tool_spec(name)
         assert spec is not None  # validate_arguments refused unknown names
+        from ..extract_service import queue_wait
+
+        waited = [0.0]
         try:
-            return await spec.handler(self, params)
+            with queue_wait() as waited:
+                return await spec.handler(self, params)
         except WorkspacePathError as exc:
             return tool_error(name, f"{exc}. Use paths relative to {WORKSPACE}, e.g. output/report.md.", "path")
         except JobenvError as exc:
@@ -53,3 +59,7 @@ class Toolbox:
             raise
         except Exception as exc:  # a tool bug must not end the trainer's process; the agent sees what happened
             return tool_error(name, f"internal error in the {name} tool: {type(exc).__name__}: {exc}", "internal")
+        finally:
+            self.queued_s += waited[0]
+            if self.deadline is not None:
+                self.deadline += waited[0]
