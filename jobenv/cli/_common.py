@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from typing import NoReturn
 
 __all__ = [
+    "NoOptions",
     "OneLineParser",
     "DefaultsFormatter",
     "SANDBOX_CHOICES",
@@ -28,6 +30,11 @@ __all__ = [
 SANDBOX_CHOICES = ("local", "docker")
 JUDGE_CHOICES = ("auto", "checks", "llm")
 SCORING_CHOICES = ("strict", "official")
+
+
+@dataclass(frozen=True)
+class NoOptions:
+    """The options of a command without flags."""
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass
+from ._common import NoOptions
 
-__all__ = ["NAME", "HELP", "Options", "add_arguments", "run"]
+__all__ = ["NAME", "HELP", "run"]
 
 NAME = "gc"
 HELP = "remove sandboxes (containers, temp dirs) left behind by crashed processes"
 
 
-@dataclass(frozen=True)
-class Options:
-    pass
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    pass
-
-
-def run(opts: Options) -> int:
+def run(opts: NoOptions) -> int:
     """Temp and grading dirs, stray web-network stacks and local cgroups of dead processes, then Docker
     containers (skipped with a line when Docker is unavailable)."""
     from ..errors import SandboxError

@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass
+from ._common import NoOptions
 
-__all__ = ["NAME", "HELP", "Options", "add_arguments", "run"]
+__all__ = ["NAME", "HELP", "run"]
 
 NAME = "list"
 HELP = "registered environment ids, task counts and whether each is downloaded"
 
 
-@dataclass(frozen=True)
-class Options:
-    pass
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    pass
-
-
-def run(opts: Options) -> int:
+def run(opts: NoOptions) -> int:
     """One line per environment id. Never raises for data that is missing (that is what the line says)."""
     from ..datasets import data_dir
     from ..extras import available, install_hint

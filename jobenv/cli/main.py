@@ -1,12 +1,13 @@
 """The ``jobenv`` command line: one entry point, one module per subcommand.
 
 Each command module (``jobenv/cli/<command>.py``) declares ``NAME``, ``HELP``, ``add_arguments(parser)``, a frozen
-``Options`` dataclass whose fields are exactly the parser's destinations, and ``run(options) -> int``. The
+``Options`` dataclass whose fields are exactly the parser's destinations, and ``run(options) -> int``; a command
+without flags leaves out ``add_arguments`` and ``Options`` (it is given :class:`NoOptions`). The
 modules import their heavy dependencies inside ``run``, so ``jobenv --help`` stays fast.
 
 Exit statuses: a bad flag value is one line and exit 2 before any work (see :mod:`jobenv.cli._common`); a
 :class:`~jobenv.errors.JobenvError` raised by a handler is one line and exit 2; Ctrl-C is 130; everything else is
-the handler's own status.
+the handler's own status; a closed output pipe (``| head``) is 141, silently.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from . import (
     tasks,
     validate,
 )
-from ._common import DefaultsFormatter, OneLineParser
+from ._common import DefaultsFormatter, NoOptions, OneLineParser
 
 __all__ = ["COMMANDS", "build_parser", "main", "options_for"]
 
@@ -57,13 +58,14 @@ def build_parser() -> OneLineParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=OneLineParser)
     for module in COMMANDS:
         s = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP, formatter_class=DefaultsFormatter)
-        module.add_arguments(s)
+        if hasattr(module, "add_arguments"):
+            module.add_arguments(s)
     return p
 
 
 def options_for(command: str, namespace: Any) -> Any:
     """The command's typed ``Options`` built from a parsed namespace (the fields must match the parser's)."""
-    cls = _BY_NAME[command].Options
+    cls = getattr(_BY_NAME[command], "Options", NoOptions)
     values = {k: v for k, v in vars(namespace).items() if k != "command"}
     return cls(**{f.name: values[f.name] for f in dataclasses.fields(cls)})
 
@@ -98,5 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"jobenv {ns.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`jobenv list | head`): stop quietly, as other tools do
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush must not fail again
+        return 141
     finally:
         warnings.showwarning = previous

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from jobenv.cli import build_parser, main
+from jobenv.cli._common import NoOptions
 from jobenv.cli.main import COMMANDS, options_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,7 +41,7 @@ def test_every_command_has_typed_options_matching_its_parser() -> None:
     assert sorted(subs) == sorted(m.NAME for m in COMMANDS)
     for module in COMMANDS:
         dests = {a.dest for a in subs[module.NAME]._actions if a.dest != "help"}
-        fields = {f.name for f in dataclasses.fields(module.Options)}
+        fields = {f.name for f in dataclasses.fields(getattr(module, "Options", NoOptions))}
         assert dests == fields, module.NAME
 
 
@@ -99,6 +100,17 @@ def test_bad_values_fail_at_once_with_one_line(argv: list[str], needle: str, cap
     assert len(lines) == 1, captured.err
     assert needle in lines[0]
     assert lines[0].startswith("jobenv")
+
+
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    # `jobenv list | head -1`: the pipe closes after the first line
+    proc = subprocess.Popen([sys.executable, "-m", "jobenv.cli", "list"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=str(REPO))
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141
+    assert "Traceback" not in err and err == ""
 
 
 def test_bad_value_in_a_subprocess_is_one_line_without_traceback(tmp_path: Path) -> None:
