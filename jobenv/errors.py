@@ -7,7 +7,10 @@ field or command involved.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
+    "first_problem",
     "JobenvError",
     "ConfigError",
     "TaskFormatError",
@@ -85,3 +88,10 @@ class QualityGateError(JobenvError):
     """The task generator could not produce a task that passes its quality gate."""
 class MissingExtraError(JobenvError):
     """An optional part of jobenv was used without its extra installed; the message names the ``pip install``."""
+
+
+def first_problem(exc: Any, default_where: str = "") -> tuple[str, str, Any]:
+    """``(where, message, input)`` of the first error of a pydantic ``ValidationError``: the dotted field path
+    (``default_where`` for a model-level error), pydantic's message and the offending value."""
+    first = exc.errors()[0]
+    return ".".join(str(p) for p in first["loc"]) or default_where, first["msg"], first.get("input")

@@ -38,7 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import ConfigError
+from .errors import ConfigError, first_problem
 from .extract import (
     DEFAULT_CAP,
     TOTAL_CAP,
@@ -111,8 +111,8 @@ class ExtractLimits(BaseModel):
         try:
             return cls.model_validate(raw)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            raise ConfigError(f"JOBENV_EXTRACT_{str(first['loc'][0]).upper()}: {first['msg']}") from None
+            where, msg, _ = first_problem(exc)
+            raise ConfigError(f"JOBENV_EXTRACT_{where.split('.')[0].upper()}: {msg}") from None
 
 
 class _Stopped(Exception):

@@ -42,7 +42,7 @@ from .check_models import (
     check_json,
     needs_llm,
 )
-from .errors import TaskFormatError, UnknownTaskError
+from .errors import TaskFormatError, UnknownTaskError, first_problem
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -269,9 +269,8 @@ def parse_rubrics(data: Any, source: str = RUBRICS_FILE) -> list[Rubric]:
                 try:
                     checks.append(CHECK_ADAPTER.validate_python(c))
                 except ValidationError as exc:
-                    err = exc.errors()[0]
-                    loc = ".".join(str(p) for p in err["loc"])
-                    raise _fail(source, f"{where}.jobenv_checks[{j}]" + (f".{loc}" if loc else ""), err["msg"]) from None
+                    loc, msg, _ = first_problem(exc)
+                    raise _fail(source, f"{where}.jobenv_checks[{j}]" + (f".{loc}" if loc else ""), msg) from None
         rubrics.append(Rubric(text=text, weight=weight, criteria=list(criteria), checks=checks))
     if sum(r.weight for r in rubrics) <= 0:
         raise _fail(source, key, "total weight must be > 0")

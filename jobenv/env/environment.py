@@ -30,7 +30,7 @@ import gymnasium
 from pydantic import ValidationError
 
 from .._aio import PrivateLoop
-from ..errors import ConfigError, SandboxError, TaskFormatError
+from ..errors import ConfigError, SandboxError, TaskFormatError, first_problem
 from ..grading import Ending, EpisodeRules, Outcome, finish_episode
 from ..prompt import build_prompt
 from ..sandbox.base import Sandbox, SandboxLimits
@@ -132,8 +132,8 @@ class JobEnv(gymnasium.Env[str, Any]):
                 rules = EpisodeRules(max_steps=max_steps, time_limit_s=time_limit_s, on_truncate=on_truncate,
                                      scoring=scoring)
             except ValidationError as exc:
-                first = exc.errors()[0]
-                raise ConfigError(f"JobEnv: {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
+                where, msg, _ = first_problem(exc)
+                raise ConfigError(f"JobEnv: {where}: {msg}") from None
         self.rules = rules
         self.limits = limits or SandboxLimits()
         if isinstance(sandbox, str):

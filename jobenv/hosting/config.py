@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ..errors import JobenvError, UnknownEnvError
+from ..errors import JobenvError, UnknownEnvError, first_problem
 
 __all__ = [
     "HostedDataset",
@@ -132,9 +132,8 @@ class ServeConfig(BaseModel):
         try:
             return cls(**values)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "config"
-            raise JobenvError(f"serve configuration: {where}: {first['msg']} (got {first.get('input')!r})") from None
+            where, msg, got = first_problem(exc, "config")
+            raise JobenvError(f"serve configuration: {where}: {msg} (got {got!r})") from None
 
     @model_validator(mode="after")
     def _image_needs_docker(self) -> ServeConfig:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import JudgeConfigError
+from ..errors import JudgeConfigError, first_problem
 
 __all__ = ["JudgeConfig", "ENV_BASE_URL", "ENV_API_KEY", "ENV_MODEL", "CONFIG_HINT", "JUDGE_KINDS",
            "DEFAULT_MAX_COMPLETION_TOKENS"]
@@ -53,9 +53,8 @@ class JudgeConfig(BaseModel):
         try:
             return cls(**options)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "options"
-            raise JudgeConfigError(f"judge option {where}: {first['msg']}") from None
+            where, msg, _ = first_problem(exc, "options")
+            raise JudgeConfigError(f"judge option {where}: {msg}") from None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> JudgeConfig:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import SandboxError
+from ..errors import SandboxError, first_problem
 from .base import SandboxLimits
 
 if TYPE_CHECKING:
@@ -54,9 +54,8 @@ class SandboxConfig(BaseModel):
             lim = limits if isinstance(limits, SandboxLimits) else SandboxLimits(**dict(limits or {}))
             return cls.model_validate({"backend": backend, "limits": lim, "options": {k: v for k, v in options.items() if v is not None}})
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "limits"
-            raise SandboxError(f"sandbox limit {where}: {first['msg']}") from None
+            where, msg, _ = first_problem(exc, "limits")
+            raise SandboxError(f"sandbox limit {where}: {msg}") from None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> SandboxConfig:
