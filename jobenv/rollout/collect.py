@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from ..errors import JobenvError, SandboxError
-from ..judge.base import Judge
 from ..tasks import select_tasks
 from .episode import RolloutConfig, run_episode
 from .policy import Policy, policy_id
 from .summary import Summary, summarize
 from .trajectory import (
+    KeepOutputs,
     ObjectStore,
     Trajectory,
     TrajectoryKey,
@@ -35,7 +35,7 @@ from .trajectory import (
 if TYPE_CHECKING:
     from ..tasks import Task
 
-__all__ = ["CollectResult", "collect", "collect_sync", "task_digest", "check_sandbox", "KeepOutputs"]
+__all__ = ["CollectResult", "collect", "collect_sync", "task_digest", "check_sandbox"]
 
 
 class CollectResult(BaseModel):
@@ -93,29 +93,6 @@ def _warm_imports() -> None:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - an optional library missing is the judge's business, later
             pass
-
-
-class KeepOutputs(Judge):
-    """A judge that first stores the output folder it is given (content-addressed), then grades it.
-
-    ``saved`` holds the manifest of the last folder graded ({relative path: sha256}); one instance serves
-    one env (one episode at a time). Storing never makes grading fail: a store error leaves ``saved`` None.
-    """
-
-    def __init__(self, judge: Judge, store: ObjectStore) -> None:
-        self.judge, self.store = judge, store
-        self.kind = judge.kind
-        self.saved: dict[str, str] | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.judge, name)
-
-    async def grade(self, task: Any, output_dir: Path) -> Any:
-        try:
-            self.saved = await asyncio.to_thread(self.store.put_tree, Path(output_dir))
-        except OSError:
-            self.saved = None
-        return await self.judge.grade(task, output_dir)
 
 
 async def check_sandbox(sandbox: Any = "local", *, options: dict[str, Any] | None = None, limits: Any = None,
@@ -205,7 +182,7 @@ async def collect(
     ``config_overrides`` set :class:`RolloutConfig` fields (``max_steps=20``...). ``executor="ray"`` runs the
     episodes on the Ray cluster at ``ray_address`` (None: ``RAY_ADDRESS`` or a new local cluster), at most
     ``per_node`` at once on each node (see :mod:`jobenv.rollout.distributed`); the file, resume and summaries are
-    the same, but deliverables stay on the nodes (a Ray run cannot be regraded).
+    the same, and each node sends its graded deliverables with the trajectory (a Ray run regrades like a local one).
 
     Raises JobenvError only for bad arguments or a failed pre-flight check, before any episode starts
     (unknown env or task ids, an unwritable ``out``, a judge that is not configured, a sandbox that cannot
@@ -290,20 +267,20 @@ async def collect(
     for item in todo:
         queue.put_nowait(item)
 
-    def stamp(traj: Trajectory, task: Task, keeper: KeepOutputs | None) -> None:
+    def stamp(traj: Trajectory, task: Task, saved: dict[str, str] | None) -> None:
         traj.split = traj.split or task.split
         traj.occupation = task.occupation
         # a folder of one's own has no revision: its tasks' content stands for it
         traj.versions["dataset"] = traj.versions.get("dataset") or _dataset_version(eid, task) or content_version
         traj.task_digest = digests[task.id]
-        if keeper is not None and keeper.saved is not None and traj.report is not None:
-            traj.deliverables = keeper.saved
+        if saved is not None and traj.report is not None:
+            traj.deliverables = saved
 
     def env_error(task: Task, attempt: int, exc: Exception) -> Trajectory:
         return env_error_trajectory(task, attempt, exc, env_id=eid, policy=policy, versions={})
 
-    async def record(traj: Trajectory, task: Task, keeper: KeepOutputs | None) -> None:
-        stamp(traj, task, keeper)
+    async def record(traj: Trajectory, task: Task, saved: dict[str, str] | None) -> None:
+        stamp(traj, task, saved)
         if writer is not None:
             await writer.write(traj)
         results[traj.key] = traj
@@ -342,7 +319,7 @@ async def collect(
                     await release(env_obj)
                     if traj.error_kind == "env":
                         env_obj = None
-                await record(traj, task, keeper)
+                await record(traj, task, keeper.saved if keeper is not None else None)
         finally:
             if env_obj is not None:
                 await release(env_obj)
@@ -353,8 +330,19 @@ async def collect(
 
             by_id = {t.id: t for t in chosen}
 
-            async def from_node(traj: Trajectory) -> None:
-                await record(traj, by_id[traj.task_id], None)
+            async def from_node(traj: Trajectory, saved: dict[str, str] | None, objects: dict[str, bytes]) -> None:
+                if store is None or saved is None:
+                    saved = None
+                else:
+                    def keep(into: ObjectStore) -> None:
+                        for data in objects.values():
+                            into.put(data)  # content-addressed: the digest is the node's
+
+                    try:
+                        await asyncio.to_thread(keep, store)
+                    except OSError:  # storing never fails an episode (as on the local path)
+                        saved = None
+                await record(traj, by_id[traj.task_id], saved)
 
             # the nodes build their own judge from its spec (a judge object holds clients that do not travel)
             remote_kwargs = {**kwargs, "judge": judge_spec, "judge_options": judge_options}

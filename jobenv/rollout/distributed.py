@@ -3,8 +3,9 @@
 Each node gets one Ray actor (:class:`EpisodeRunner`) pinned to it, which runs up to ``per_node`` episodes at
 once on its own event loop with its own local sandboxes (one actor per node keeps each node's sandboxes on one
 loop, as a local run does). The driver — the process that called :func:`~jobenv.rollout.collect` — hands out
-``(task, attempt)`` pairs, receives each finished trajectory, and writes it (resume, de-duplication and
-summaries are the local path's, unchanged).
+``(task, attempt)`` pairs, receives each finished trajectory with the bytes of its graded deliverables, and
+writes both (resume, de-duplication, summaries and the object store are the local path's, unchanged), so a Ray
+run can be regraded like a local one.
 
 Faults: when an actor dies (its worker was killed, its node left the cluster) the pairs it was running go back
 to the queue and run elsewhere, on a fresh actor on the same node while the node is alive; a pair is tried at
@@ -59,24 +60,34 @@ class EpisodeRunner:
         self.versions = versions
         self.start_concurrency = start_concurrency
         self._slots: asyncio.Semaphore | None = None
+        self._judge: Any = None
 
     def pid(self) -> int:
         return os.getpid()
 
     async def run(self, task_id: str, split: str, attempt: int) -> dict[str, Any]:
-        """One episode of ``task_id``; the trajectory as JSON-ready data (never raises for episode failures)."""
+        """One episode of ``task_id``: ``{"trajectory": JSON-ready data, "saved": {path: sha256} or None,
+        "objects": {sha256: bytes}}`` (the graded deliverables). Never raises for episode failures."""
         from ..env import JobEnv
+        from ..judge import make_judge
         from .episode import run_episode
-        from .trajectory import env_error_trajectory
+        from .trajectory import KeepOutputs, MemoryStore, env_error_trajectory
 
         if self._slots is None:
             self._slots = asyncio.Semaphore(max(1, self.start_concurrency))
         task = self.tasks[(task_id, split)]
+        kwargs = dict(self.env_kwargs)
+        spec, options = kwargs.pop("judge", "auto"), dict(kwargs.pop("judge_options", None) or {})
+        store = MemoryStore()
         try:
-            env = JobEnv(self.all_tasks, env_id=self.env_id, **self.env_kwargs)
+            if self._judge is None:
+                self._judge = make_judge(spec, **options)  # once per node: a judge holds its HTTP clients
+            keeper = KeepOutputs(self._judge, store)
+            env = JobEnv(self.all_tasks, env_id=self.env_id, judge=keeper, **kwargs)
         except Exception as exc:  # noqa: BLE001 - a bad env configuration is reported per episode
-            return env_error_trajectory(task, attempt, exc, env_id=self.env_id, policy=self.policy,
-                                        versions=self.versions).model_dump(mode="json")
+            failed = env_error_trajectory(task, attempt, exc, env_id=self.env_id, policy=self.policy,
+                                          versions=self.versions)
+            return {"trajectory": failed.model_dump(mode="json"), "saved": None, "objects": {}}
         try:
             traj = await run_episode(env, self.policy, task.id, attempt=attempt, env_id=self.env_id,
                                      config=self.config, versions=dict(self.versions), reset_slots=self._slots)
@@ -84,7 +95,8 @@ class EpisodeRunner:
             await env.aclose()
         traj.split = traj.split or task.split
         traj.occupation = task.occupation
-        return traj.model_dump(mode="json")
+        saved = keeper.saved if traj.report is not None else None
+        return {"trajectory": traj.model_dump(mode="json"), "saved": saved, "objects": store.objects if saved else {}}
 
 
 async def run_on_ray(
@@ -96,14 +108,15 @@ async def run_on_ray(
     env_kwargs: dict[str, Any],
     config: RolloutConfig,
     versions: dict[str, str | None],
-    on_result: Callable[[Trajectory], Awaitable[None]],
+    on_result: Callable[[Trajectory, dict[str, str] | None, dict[str, bytes]], Awaitable[None]],
     address: str | None = None,
     per_node: int = 8,
     start_concurrency: int = 16,
     max_tries: int = 3,
 ) -> None:
     """Run every pair of ``todo`` on the Ray cluster at ``address`` (None: ``RAY_ADDRESS`` or a new local
-    cluster) and await ``on_result`` for each finished trajectory, in completion order. Raises
+    cluster) and await ``on_result(trajectory, saved, objects)`` for each finished trajectory, in completion
+    order (``saved``: its deliverables' manifest or None; ``objects``: their bytes by sha256). Raises
     MissingExtraError without Ray and PolicyError when the cluster has no live node; episode failures and
     node deaths become trajectories or retries, never exceptions."""
     ray = import_ray()
@@ -180,14 +193,14 @@ async def run_on_ray(
                     else:
                         await on_result(env_error_trajectory(
                             task, attempt, exc, env_id=env_id, policy=policy, versions=versions,
-                            what=f"lost on the Ray cluster after {tries.get(key, 0)} tries"))
+                            what=f"lost on the Ray cluster after {tries.get(key, 0)} tries"), None, {})
                     continue
-                await on_result(Trajectory.model_validate(data))
+                await on_result(Trajectory.model_validate(data["trajectory"]), data["saved"], data["objects"])
             dispatch()
         for task, attempt in reversed(queue):  # only when every node is gone
             await on_result(env_error_trajectory(task, attempt, RuntimeError("no live Ray node left"),
                                                  env_id=env_id, policy=policy, versions=versions,
-                                                 what="not run on the Ray cluster"))
+                                                 what="not run on the Ray cluster"), None, {})
     finally:
         for fut in in_flight:
             fut.cancel()

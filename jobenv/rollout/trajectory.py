@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import JobenvError
+from ..judge.base import Judge
 
 __all__ = [
     "TRAJECTORY_SCHEMA_VERSION",
@@ -34,6 +35,8 @@ __all__ = [
     "now_iso",
     "Completion",
     "ObjectStore",
+    "MemoryStore",
+    "KeepOutputs",
     "objects_dir",
     "tools_id",
     "export_trajectories",
@@ -215,6 +218,48 @@ class ObjectStore:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(self.get(digest))
         return dest
+
+
+class MemoryStore(ObjectStore):
+    """Objects held in memory: a Ray node's deliverables, sent to the driver's store with the trajectory."""
+
+    def __init__(self) -> None:
+        super().__init__("")
+        self.objects: dict[str, bytes] = {}
+
+    def put(self, data: bytes) -> str:
+        digest = sha256_hex(data)
+        self.objects[digest] = data
+        return digest
+
+    def get(self, digest: str) -> bytes:
+        try:
+            return self.objects[digest]
+        except KeyError:
+            raise JobenvError(f"object {digest[:12]}... is not held in memory") from None
+
+
+class KeepOutputs(Judge):
+    """A judge that first stores the output folder it is given (content-addressed), then grades it.
+
+    ``saved`` holds the manifest of the last folder graded ({relative path: sha256}); one instance serves
+    one env (one episode at a time). Storing never makes grading fail: a store error leaves ``saved`` None.
+    """
+
+    def __init__(self, judge: Judge, store: ObjectStore) -> None:
+        self.judge, self.store = judge, store
+        self.kind = judge.kind
+        self.saved: dict[str, str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.judge, name)
+
+    async def grade(self, task: Any, output_dir: Path) -> Any:
+        try:
+            self.saved = await asyncio.to_thread(self.store.put_tree, Path(output_dir))
+        except OSError:
+            self.saved = None
+        return await self.judge.grade(task, output_dir)
 
 
 def jobenv_version() -> str:

@@ -18,7 +18,7 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="the ray extra is part of jobenv[dev]; install it with pip install 'jobenv[ray]'")
 
-from jobenv.rollout import OpenAIChatPolicy, collect_sync  # noqa: E402
+from jobenv.rollout import OpenAIChatPolicy, collect_sync, regrade_sync  # noqa: E402
 
 pytestmark = pytest.mark.slow
 ENV_KW = {"sandbox": "local", "judge": "checks"}
@@ -92,6 +92,11 @@ def test_ray_rollout_survives_a_killed_worker(cluster: Any, policy_server: Any, 
     assert set(keys) == expected
     assert all(r["status"] == "ok" and r["reward"] == 1.0 for r in rows), [(r["task_id"], r["status"]) for r in rows]
     assert len(res.trajectories) == len(expected) and res.new == len(expected)
+    # the nodes sent their graded deliverables: the driver's store holds them and the run regrades
+    assert all(r.get("deliverables") for r in rows), [r["task_id"] for r in rows if not r.get("deliverables")]
+    again = regrade_sync(out, tmp_path / "regraded.jsonl", judge="checks")
+    assert again.regraded == len(expected) and again.errors == 0
+    assert all(t.reward == 1.0 for t in again.trajectories)
     # the same policy on the local executor gives the same rewards
     local = collect_sync("jobenv/sample", policy, tasks=[sample_tasks[0].id], env_kwargs=ENV_KW)
     assert [t.reward for t in local.trajectories] == [1.0]
