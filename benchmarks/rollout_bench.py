@@ -8,9 +8,15 @@ submit); ``--script light`` skips running the solution (ls + read, submit), whic
 collector's own overhead from the CPU the solutions need.
 
 Event-loop lag is measured by a ticker coroutine that asks to sleep ``--tick-ms`` and records how late it
-wakes up; lag is what every other coroutine waits on top of its own work.
+wakes up; lag is what every other coroutine waits on top of its own work. CPU seconds per episode count this
+process and its reaped children (the sandboxes), not the policy server.
 
     python benchmarks/rollout_bench.py --episodes 256 --concurrency 256
+    python benchmarks/rollout_bench.py --script light --sizes 64,256,1000      # the scale table and targets
+    python benchmarks/rollout_bench.py --script light --executor all --episodes 64   # local vs Ray 1 / 2 nodes
+
+Targets (``--sizes``; each size runs that many episodes, all at once): at 1,000 loop-lag p99 < 100 ms and no
+episode error; at 256 p99 < 50 ms; reset p50 under load within 5x the idle reset p50.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import asyncio
 import json
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -87,7 +94,29 @@ class _StallTracer:
             print(f"[stall x{n}] {key}", file=sys.stderr)
 
 
-async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, out: Path) -> dict:
+def _cpu_s() -> float:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+async def _idle_reset_s(tasks: list, sandbox: str, n: int = 5) -> float:
+    """Median reset time of one env with nothing else running (the baseline of the reset target)."""
+    from jobenv.env import JobEnv
+
+    env = JobEnv(tasks, sandbox=sandbox, judge="checks")
+    times = []
+    try:
+        for i in range(n + 1):
+            t = time.perf_counter()
+            await env.areset(options={"index": i % len(tasks)})
+            times.append(time.perf_counter() - t)
+    finally:
+        await env.aclose()
+    return statistics.median(times[1:])  # the first reset warms caches up
+
+
+async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, out: Path,
+               ray_address: str | None = None) -> dict:
     lags: list[float] = []
     stop = asyncio.Event()
 
@@ -110,15 +139,17 @@ async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, 
         return out
 
     idle = await idle_lag(args.idle_s)
+    idle_reset = await _idle_reset_s(tasks, args.sandbox)
     stalls = _StallTracer(args.tick_ms / 1000 * 20) if args.trace_stalls else None
     attempts = math.ceil(args.episodes / len(tasks))
     tick = asyncio.create_task(ticker())
     if stalls is not None:
         stalls.start(asyncio.get_running_loop())
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), _cpu_s()
+    ray_kw = {"executor": "ray", "ray_address": ray_address, "per_node": args.concurrency} if ray_address else {}
     res = await collect(tasks, policy, env_id=args.env, attempts=attempts, concurrency=args.concurrency, out=out,
-                        env_kwargs={"sandbox": args.sandbox, "judge": "checks"}, max_steps=50)
-    wall = time.perf_counter() - t0
+                        env_kwargs={"sandbox": args.sandbox, "judge": "checks"}, max_steps=50, **ray_kw)
+    wall, cpu = time.perf_counter() - t0, _cpu_s() - cpu0
     stop.set()
     await tick
     if stalls is not None:
@@ -140,6 +171,7 @@ async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, 
         "script": args.script,
         "wall_s": round(wall, 3),
         "episodes_per_s": round(len(trajs) / wall, 3),
+        "cpu_s_per_episode": round(cpu / max(1, len(trajs)), 4),
         "tool_calls_per_s": round(sum(t.num_tool_calls for t in trajs) / wall, 2),
         "model_calls_per_s": round(sum(t.num_turns for t in trajs) / wall, 2),
         "statuses": statuses,
@@ -147,6 +179,7 @@ async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, 
         "episode_s": {"p50": round(statistics.median([t.duration_s for t in trajs]), 3),
                       "max": round(max(t.duration_s for t in trajs), 3)},
         "reset_s_p50": round(statistics.median(reset_s), 4) if reset_s else None,
+        "idle_reset_s_p50": round(idle_reset, 4),
         "tool_call_s": {"p50": round(_pct(tool_s, 0.5), 4), "p99": round(_pct(tool_s, 0.99), 4)},
         "model_call_s": {"p50": round(_pct(model_s, 0.5), 4), "p99": round(_pct(model_s, 0.99), 4)},
         "loop_lag_ms": {
@@ -203,10 +236,73 @@ def _serve(args: argparse.Namespace, tasks: list) -> None:
     print(json.dumps({"peak": agent.peak, "problems": len(agent.problems)}), flush=True)
 
 
+def _ray_cluster(nodes: int, cpus: int) -> object:
+    """A local Ray cluster of ``nodes`` nodes on this machine (Ray's own test-cluster API)."""
+    from ray.cluster_utils import Cluster
+
+    c = Cluster(initialize_head=True, head_node_args={"num_cpus": cpus, "include_dashboard": False})
+    for _ in range(nodes - 1):
+        c.add_node(num_cpus=cpus)
+    c.wait_for_nodes()
+    return c
+
+
+def measure(args: argparse.Namespace, tasks: list, ray_address: str | None = None) -> dict:
+    """One rollout of ``args.episodes`` episodes, ``args.concurrency`` at once; its figures."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "traj.jsonl"
+        if args.server == "thread":
+            agent = _agent(args, tasks)
+            with OpenAIServer(agent) as srv:
+                policy = OpenAIChatPolicy("scripted", base_url=srv.base_url, api_key="bench", max_retries=3)
+                result = asyncio.run(_run(args, policy, tasks, out, ray_address))
+            counters = {"peak": agent.peak, "problems": len(agent.problems)}
+        else:
+            child = subprocess.Popen([sys.executable, __file__, "--serve", "--script", args.script,
+                                      *(["--tasks-dir", args.tasks_dir] if args.tasks_dir else ["--env", args.env])],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            try:
+                base_url = child.stdout.readline().strip()  # type: ignore[union-attr]
+                policy = OpenAIChatPolicy("scripted", base_url=base_url, api_key="bench", max_retries=3)
+                result = asyncio.run(_run(args, policy, tasks, out, ray_address))
+                child.stdin.close()  # type: ignore[union-attr]
+                counters = json.loads(child.stdout.readline())  # type: ignore[union-attr]
+            finally:
+                if child.poll() is None:
+                    child.kill()
+                child.wait()
+    result["server"] = args.server
+    result["server_peak_inflight"] = counters["peak"]
+    result["policy_protocol_problems"] = counters["problems"]
+    return result
+
+
+def _targets(rows: dict[int, dict]) -> dict:
+    out: dict[str, object] = {}
+    for size, limit in ((1000, 100.0), (256, 50.0)):
+        r = rows.get(size)
+        if r is not None:
+            p99 = r["loop_lag_ms"]["p99"]
+            errors = sum(n for k, n in r["statuses"].items() if k != "ok")
+            out[f"at_{size}"] = {"loop_lag_p99_ms": p99, "limit_ms": limit, "episode_errors": errors,
+                                 "met": p99 < limit and (errors == 0 or size != 1000)}
+    out["reset_under_load"] = {
+        str(size): {"p50_s": r["reset_s_p50"], "idle_p50_s": r["idle_reset_s_p50"],
+                    "ratio": round(r["reset_s_p50"] / max(1e-9, r["idle_reset_s_p50"]), 2),
+                    "met": r["reset_s_p50"] <= 5 * r["idle_reset_s_p50"]}
+        for size, r in rows.items() if r.get("reset_s_p50") is not None}
+    return out
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--episodes", type=int, default=256)
     p.add_argument("--concurrency", type=int, default=256)
+    p.add_argument("--sizes", default=None,
+                   help="comma-separated sizes (e.g. 64,256,1000): each runs that many episodes at once; prints "
+                        "the scale table and the targets")
+    p.add_argument("--executor", choices=["local", "ray", "all"], default="local",
+                   help="local: one event loop here; ray: a local Ray cluster with one node, then two; all: both")
     p.add_argument("--sandbox", default="local")
     p.add_argument("--script", choices=["solution", "light"], default="solution")
     p.add_argument("--tick-ms", type=float, default=10.0)
@@ -228,32 +324,44 @@ def main() -> None:
     if args.serve:
         _serve(args, tasks)
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "traj.jsonl"
-        if args.server == "thread":
-            agent = _agent(args, tasks)
-            with OpenAIServer(agent) as srv:
-                policy = OpenAIChatPolicy("scripted", base_url=srv.base_url, api_key="bench", max_retries=3)
-                result = asyncio.run(_run(args, policy, tasks, out))
-            counters = {"peak": agent.peak, "problems": len(agent.problems)}
+    report: dict[str, object] = {"cpus": os.cpu_count()}
+    if args.sizes:
+        rows: dict[int, dict] = {}
+        for size in (int(x) for x in args.sizes.split(",")):
+            args.episodes = args.concurrency = size
+            rows[size] = measure(args, tasks)
+            print(f"size {size}: {rows[size]['episodes_per_s']} eps/s, {rows[size]['cpu_s_per_episode']} CPU s/ep, "
+                  f"loop lag p99 {rows[size]['loop_lag_ms']['p99']} ms, statuses {rows[size]['statuses']}",
+                  file=sys.stderr, flush=True)
+        report["scale"] = {str(k): {"episodes": r["episodes"], "episodes_per_s": r["episodes_per_s"],
+                                    "cpu_s_per_episode": r["cpu_s_per_episode"], "loop_lag_ms": r["loop_lag_ms"],
+                                    "reset_s_p50": r["reset_s_p50"], "idle_reset_s_p50": r["idle_reset_s_p50"],
+                                    "statuses": r["statuses"], "wall_s": r["wall_s"]} for k, r in rows.items()}
+        report["targets"] = _targets(rows)
+        report["idle_loop_lag_ms"] = next(iter(rows.values()))["idle_loop_lag_ms"]
+    else:
+        runs: dict[str, dict] = {}
+        if args.executor in ("local", "all"):
+            runs["local"] = measure(args, tasks)
+        if args.executor in ("ray", "all"):
+            import ray
+
+            for nodes in (1, 2):
+                cluster = _ray_cluster(nodes, cpus=max(1, (os.cpu_count() or 2) // nodes))
+                try:
+                    runs[f"ray_{nodes}_node{'s' if nodes > 1 else ''}"] = measure(args, tasks, cluster.address)  # type: ignore[attr-defined]
+                finally:
+                    ray.shutdown()
+                    cluster.shutdown()  # type: ignore[attr-defined]
+        if len(runs) == 1:
+            report.update(next(iter(runs.values())))
         else:
-            child = subprocess.Popen([sys.executable, __file__, "--serve", *sys.argv[1:]], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
-            try:
-                base_url = child.stdout.readline().strip()  # type: ignore[union-attr]
-                policy = OpenAIChatPolicy("scripted", base_url=base_url, api_key="bench", max_retries=3)
-                result = asyncio.run(_run(args, policy, tasks, out))
-                child.stdin.close()  # type: ignore[union-attr]
-                counters = json.loads(child.stdout.readline())  # type: ignore[union-attr]
-            finally:
-                if child.poll() is None:
-                    child.kill()
-                child.wait()
-    result["server"] = args.server
-    result["server_peak_inflight"] = counters["peak"]
-    result["policy_protocol_problems"] = counters["problems"]
-    result["cpus"] = os.cpu_count()
-    print(json.dumps(result, indent=2))
+            report["runs"] = runs
+            base = runs.get("local", {}).get("episodes_per_s")
+            report["episodes_per_s"] = {k: r["episodes_per_s"] for k, r in runs.items()}
+            if base:
+                report["ratio_to_local"] = {k: round(r["episodes_per_s"] / base, 3) for k, r in runs.items()}
+    print(json.dumps(report, indent=2))
 
 
 if __name__ == "__main__":

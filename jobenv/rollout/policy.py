@@ -87,6 +87,10 @@ _CONTEXT_MARKERS = ("context length", "context_length", "maximum context", "too 
 _TOKEN_ID = re.compile(r"^token_id:(-?\d+)$")
 
 
+#: requests one HTTP client carries at once before the policy makes another (see ``OpenAIChatPolicy._lease``)
+CLIENT_SHARE = 32
+
+
 class OpenAIChatPolicy:
     """A policy served behind an OpenAI-compatible chat-completions endpoint (vLLM, SGLang, a hosted model).
 
@@ -135,13 +139,15 @@ class OpenAIChatPolicy:
         self.max_retries = max(0, int(max_retries))
         self.request_timeout_s = request_timeout_s
         self.sampling = sampling
-        self._clients: dict[int, Any] = {}  # id(event loop) -> AsyncOpenAI
+        self._clients: dict[int, list[list[Any]]] = {}  # id(event loop) -> [[AsyncOpenAI, requests in flight]]
         self._lock = threading.Lock()
+        self._ssl: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
         # sent to other processes (Ray workers) without its live clients and lock; each process makes its own
         state = dict(self.__dict__)
         state["_clients"] = {}
+        state["_ssl"] = None
         state.pop("_lock", None)
         return state
 
@@ -170,17 +176,40 @@ class OpenAIChatPolicy:
         d.update({k: v for k, v in self._settings().items() if k != "extra_headers"})
         return d
 
-    def _client(self) -> Any:
+    def _lease(self) -> list[Any]:
+        """A ``[client, in flight]`` slot of the running loop's clients, counted busy until :meth:`_give_back`.
+
+        A client serves at most ``CLIENT_SHARE`` requests at once and more are made as concurrency grows:
+        httpcore's connection pool scans every connection on each request and release (O(connections x
+        requests)), which at hundreds of requests on one client stalls the event loop.
+        """
         loop = asyncio.get_running_loop()
         with self._lock:
-            client = self._clients.get(id(loop))
-            if client is None:
-                from openai import AsyncOpenAI
+            pool = self._clients.get(id(loop))
+            if pool is None:
+                pool = []
+                self._clients = {id(loop): pool}  # clients bound to finished loops are dropped
+            slot = min(pool, key=lambda s: s[1], default=None)
+            if slot is None or slot[1] >= CLIENT_SHARE:
+                slot = [self._new_client(), 0]
+                pool.append(slot)
+            slot[1] += 1
+            return slot
 
-                client = AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=self.max_retries,
-                                     timeout=self.request_timeout_s)
-                self._clients = {id(loop): client}  # clients bound to finished loops are dropped
-            return client
+    def _give_back(self, slot: list[Any]) -> None:
+        with self._lock:
+            slot[1] -= 1
+
+    def _new_client(self) -> Any:
+        import ssl
+
+        import openai
+
+        if self._ssl is None:  # one TLS context for all clients: making one costs ~10 ms of the loop's time
+            self._ssl = ssl.create_default_context()
+        http = openai.DefaultAsyncHttpxClient(verify=self._ssl)
+        return openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=self.max_retries,
+                                  timeout=self.request_timeout_s, http_client=http)
 
     async def check(self) -> None:
         """Fail fast when the endpoint is unreachable or rejects the key (used by ``jobenv rollout``).
@@ -190,7 +219,11 @@ class OpenAIChatPolicy:
         import openai
 
         try:
-            await self._client().with_options(max_retries=0).models.list()
+            slot = self._lease()
+            try:
+                await slot[0].with_options(max_retries=0).models.list()
+            finally:
+                self._give_back(slot)
         except openai.NotFoundError:
             return
         except openai.APIConnectionError as exc:
@@ -219,7 +252,11 @@ class OpenAIChatPolicy:
             if attempt:
                 await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
             try:
-                raw = await self._client().chat.completions.with_raw_response.create(**request)
+                slot = self._lease()
+                try:
+                    raw = await slot[0].chat.completions.with_raw_response.create(**request)
+                finally:
+                    self._give_back(slot)
                 retries += raw.retries_taken
                 resp = raw.parse()
             except openai.BadRequestError as exc:
@@ -241,9 +278,10 @@ class OpenAIChatPolicy:
         raise PolicyError(f"the model endpoint returned {problem} {self.max_retries + 1} times")
 
     async def aclose(self) -> None:
-        """Close the HTTP client of the running loop (others are dropped with their loop)."""
-        client = self._clients.pop(id(asyncio.get_running_loop()), None)
-        if client is not None:
+        """Close the HTTP clients of the running loop (others are dropped with their loop)."""
+        with self._lock:
+            pool = self._clients.pop(id(asyncio.get_running_loop()), None) or []
+        for client, _ in pool:
             await client.close()
 
 

@@ -321,3 +321,34 @@ def test_symlink_in_output_scores_zero_and_is_not_dropped(policy_server: Any, sa
     assert t.report["status"] == "error" and t.report["rejected_files"] == ["leak.txt"]
     s = res.summary()
     assert (s.included, s.errors, s.overall.mean_reward) == (1, 0, 0.0)
+
+
+def test_a_policy_spreads_many_requests_over_small_http_clients() -> None:
+    # httpcore's pool scans all its connections on every request: one client per 32 requests keeps that cheap
+    import threading
+
+    n = 80
+    loads: list[int] = []
+    policy: Any = None
+
+    def snapshot() -> None:  # runs once all n requests have arrived, before any is answered
+        loads.extend(load for _, load in next(iter(policy._clients.values())))
+
+    arrived = threading.Barrier(n, action=snapshot, timeout=60)
+
+    def handler(req: dict[str, Any]) -> Reply:
+        arrived.wait()  # every request is in flight at once
+        return Reply(content="done")
+
+    with OpenAIServer(handler) as srv:
+        policy = OpenAIChatPolicy("m", base_url=srv.base_url, api_key="k", max_retries=0)
+
+        async def main() -> list[str]:
+            outs = await asyncio.gather(*(policy.act([{"role": "user", "content": f"q{i}"}], []) for i in range(n)))
+            await policy.aclose()
+            return [o.message.get("content") for o in outs]
+
+        contents = asyncio.run(main())
+    assert contents == ["done"] * n
+    assert sum(loads) == n and max(loads) <= 32 and len(loads) == math.ceil(n / 32)
+    assert policy._clients == {}  # closed
