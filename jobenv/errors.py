@@ -18,6 +18,7 @@ __all__ = [
     "UnknownEnvError",
     "SandboxError",
     "SandboxUnavailableError",
+    "FileTooLargeError",
     "WorkspacePathError",
     "JudgeError",
     "JudgeConfigError",
@@ -58,6 +59,10 @@ class SandboxError(JobenvError):
 
 class SandboxUnavailableError(SandboxError):
     """The host refuses what a sandbox backend needs (namespaces, a Docker engine); the message says what to do."""
+
+
+class FileTooLargeError(SandboxError):
+    """A workspace file larger than the caller's ``max_bytes`` (or the workspace), refused before or while reading."""
 
 
 class WorkspacePathError(SandboxError):

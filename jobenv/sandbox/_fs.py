@@ -26,7 +26,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import SandboxError, WorkspacePathError
+from ..errors import FileTooLargeError, SandboxError, WorkspacePathError
 from .base import REJECTED_MANIFEST, WORKSPACE, FileEntry, escape_name, workspace_relpath
 
 __all__ = [
@@ -150,9 +150,12 @@ def read_file(ws: str, path: str, *, max_bytes: int | None = None) -> bytes:
         raise SandboxError(f"{WORKSPACE}/{rel} is {what}")
     if max_bytes is not None and st.st_size > max_bytes:
         os.close(fd)  # a sparse file can claim any size: never read more than the workspace could hold
-        raise SandboxError(f"{WORKSPACE}/{rel} is larger than the workspace ({st.st_size} bytes apparent size)")
+        raise FileTooLargeError(f"{WORKSPACE}/{rel} is larger than {max_bytes} bytes ({st.st_size} bytes apparent size)")
     with os.fdopen(fd, "rb") as f:
-        return f.read()
+        data = f.read() if max_bytes is None else f.read(max_bytes + 1)
+    if max_bytes is not None and len(data) > max_bytes:  # it grew while being read (a process in the sandbox)
+        raise FileTooLargeError(f"{WORKSPACE}/{rel} is larger than {max_bytes} bytes (it grew while being read)")
+    return data
 
 
 def write_file(ws: str, path: str, data: bytes) -> None:

@@ -235,8 +235,10 @@ class Sandbox(ABC):
         """Run ``command`` with ``bash -c`` in ``/workspace``; on timeout the whole process tree is killed."""
 
     @abstractmethod
-    async def read_file(self, path: str) -> bytes:
-        """Bytes of a regular file under ``/workspace``; WorkspacePathError if it escapes, SandboxError if absent."""
+    async def read_file(self, path: str, *, max_bytes: int | None = None) -> bytes:
+        """Bytes of a regular file under ``/workspace``; WorkspacePathError if it escapes, SandboxError if absent
+        or larger than ``max_bytes`` (default: the workspace size), checked on the bytes read, so a file that
+        grows while it is read never costs more than ``max_bytes`` of memory."""
 
     @abstractmethod
     async def write_file(self, path: str, data: bytes) -> None:
@@ -272,8 +274,8 @@ class Sandbox(ABC):
     def run_sync(self, command: str, timeout: float | None = None) -> CommandResult:
         return self._sync(self.run(command, timeout))
 
-    def read_file_sync(self, path: str) -> bytes:
-        return self._sync(self.read_file(path))
+    def read_file_sync(self, path: str, *, max_bytes: int | None = None) -> bytes:
+        return self._sync(self.read_file(path, max_bytes=max_bytes))
 
     def write_file_sync(self, path: str, data: bytes) -> None:
         self._sync(self.write_file(path, data))

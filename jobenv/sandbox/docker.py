@@ -36,7 +36,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from ..errors import SandboxError, SandboxUnavailableError, WorkspacePathError
+from ..errors import FileTooLargeError, SandboxError, SandboxUnavailableError, WorkspacePathError
 from . import _net
 from ._archive import ChunkReader, export_members, tar_tree
 from ._fs import MAX_DEPTH, ExportBudget, write_rejected
@@ -371,14 +371,16 @@ class DockerSandbox(Sandbox):
             raise SandboxError(f"cannot fetch {abspath}: {exc}") from None
         return tarfile.open(fileobj=ChunkReader(stream), mode="r|")
 
-    def _read_blocking(self, path: str) -> bytes:
+    def _read_blocking(self, path: str, limit: int) -> bytes:
+        """The file's bytes from a tar stream of it: the member's size is fixed in its header, so a file that
+        grows meanwhile cannot make this read more than ``limit``."""
         rel = workspace_relpath(path)
         for _ in range(40):
             abspath = f"{WORKSPACE}/{rel}" if rel else WORKSPACE
             tf = self._get_tar(abspath)
             if tf is None:
                 if "\\x" in rel:
-                    return self._read_escaped(rel)
+                    return self._read_escaped(rel, limit)
                 raise SandboxError(f"no such file: {abspath}")
             with tf:
                 member = tf.next()
@@ -393,34 +395,35 @@ class DockerSandbox(Sandbox):
                     raise SandboxError(f"{abspath} is a directory, not a file")
                 if not member.isfile():
                     raise SandboxError(f"{abspath} is not a regular file")
-                if member.size > self.limits.workspace_mb << 20:
-                    raise SandboxError(f"{abspath} is larger than the workspace ({member.size} bytes apparent size)")
+                if member.size > limit:
+                    raise FileTooLargeError(f"{abspath} is larger than {limit} bytes ({member.size} bytes apparent size)")
                 f = tf.extractfile(member)
                 return f.read() if f else b""
         raise WorkspacePathError(f"too many symlinks resolving {path!r}")
 
-    def _read_escaped(self, rel: str) -> bytes:
+    def _read_escaped(self, rel: str, limit: int) -> bytes:
         """Read a file whose name was reported escaped (not UTF-8): the raw name cannot travel in the API's URL,
         so a shell in the container turns the ``\\xNN`` escapes back into bytes and prints the file."""
         api = self._state["client"].api
         script = ('p=$(printf %b "$1"); [ -f "$p" ] && [ ! -L "$p" ] || exit 3; '
-                  '[ "$(stat -c %s -- "$p")" -le "$2" ] || exit 4; exec cat -- "$p"')
-        ex = api.exec_create(self._cid, ["/bin/bash", "-c", script, "read", rel, str(self.limits.workspace_mb << 20)],
+                  '[ "$(stat -c %s -- "$p")" -le "$2" ] || exit 4; exec head -c "$(($2 + 1))" -- "$p"')
+        ex = api.exec_create(self._cid, ["/bin/bash", "-c", script, "read", rel, str(limit)],
                              workdir=WORKSPACE)
         data = api.exec_start(ex["Id"])
         code = api.exec_inspect(ex["Id"]).get("ExitCode")
         if code == 3:
             raise SandboxError(f"no such regular file: {WORKSPACE}/{rel}")
-        if code == 4:
-            raise SandboxError(f"{WORKSPACE}/{rel} is larger than the workspace")
+        if code == 4 or (code == 0 and len(data) > limit):
+            raise FileTooLargeError(f"{WORKSPACE}/{rel} is larger than {limit} bytes")
         if code != 0:
             raise SandboxError(f"cannot read {WORKSPACE}/{rel} (exit {code})")
         return bytes(data)
 
-    async def read_file(self, path: str) -> bytes:
+    async def read_file(self, path: str, *, max_bytes: int | None = None) -> bytes:
         self._check()
+        limit = min(max_bytes, self.limits.workspace_mb << 20) if max_bytes is not None else self.limits.workspace_mb << 20
         async with self._lock():
-            return await self._call(self._read_blocking, path)
+            return await self._call(self._read_blocking, path, limit)
 
     def _write_blocking(self, path: str, data: bytes) -> None:
         rel = workspace_relpath(path)

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import JobenvError, WorkspacePathError
+from ..errors import FileTooLargeError, JobenvError, WorkspacePathError
 from ..sandbox.base import WORKSPACE, workspace_relpath
 from .params import DEFAULT_READ_LIMIT, EditParams, MultiEditParams, ReadParams, WriteParams
 from .result import ToolResult, display_path, human_size, tool_error
@@ -40,10 +40,7 @@ async def read_file(tb: Toolbox, p: ReadParams) -> ToolResult:
     if isinstance(size, ToolResult):
         return size
     if size > READ_MAX_BYTES:  # never pull a huge (or sparse) file into this process
-        return tool_error(
-            "read", f"{display_path(rel)} is {human_size(size)}, more than read loads ({human_size(READ_MAX_BYTES)}); "
-            "look at parts of it through bash (head, sed -n, a Python script)", "too_large"
-        )
+        return _too_large("read", rel, size)
     data = await _read_bytes(tb, rel, "read")
     if isinstance(data, ToolResult):
         return data
@@ -112,11 +109,19 @@ async def _file_size(tb: Toolbox, rel: str) -> int | ToolResult:
     return tool_error("read", f"{display_path(rel)} is a folder; use ls or glob to see its files", "is_dir")
 
 
+def _too_large(tool: str, rel: str, size: int | None) -> ToolResult:
+    what = f"is {human_size(size)}, more" if size is not None else "is more"
+    return tool_error(tool, f"{display_path(rel)} {what} than {tool} loads ({human_size(READ_MAX_BYTES)}); "
+                      "look at parts of it through bash (head, sed -n, a Python script)", "too_large")
+
+
 async def _read_bytes(tb: Toolbox, rel: str, tool: str) -> bytes | ToolResult:
     try:
-        return await tb.sandbox.read_file(rel)
+        return await tb.sandbox.read_file(rel, max_bytes=READ_MAX_BYTES)  # bounded even if the file grows
     except WorkspacePathError:
         raise
+    except FileTooLargeError:
+        return _too_large(tool, rel, None)
     except JobenvError as exc:
         # Tell a missing file from a folder so the model knows which tool to use next.
         kind = await _kind(tb, rel)

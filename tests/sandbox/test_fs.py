@@ -67,3 +67,40 @@ def test_stage_tree_skips_symlinks(tmp_path: Path) -> None:
     _fs.stage_tree(src, str(tmp_path / "dst"))
     got = sorted(str(p.relative_to(tmp_path / "dst")) for p in (tmp_path / "dst").rglob("*"))
     assert got == ["sub", "sub/a.txt"]
+
+
+def test_a_read_is_bounded_even_while_the_file_grows(ws: Path) -> None:
+    import threading
+
+    from jobenv.errors import FileTooLargeError
+
+    path = ws / "output" / "grow.bin"
+    path.write_bytes(b"x" * 1000)
+    assert _fs.read_file(str(ws), "output/grow.bin", max_bytes=1000) == b"x" * 1000
+    with pytest.raises(FileTooLargeError, match="larger than 999 bytes"):
+        _fs.read_file(str(ws), "output/grow.bin", max_bytes=999)
+    stop = threading.Event()
+
+    def grow() -> None:  # what a background process in the sandbox can do while the host reads
+        with open(path, "ab") as f:
+            while not stop.is_set():
+                f.write(b"y" * 65536)
+                f.flush()
+
+    writer = threading.Thread(target=grow)
+    writer.start()
+    try:
+        limit = 4 << 20
+        outcomes = set()
+        for _ in range(200):
+            try:
+                outcomes.add(len(_fs.read_file(str(ws), "output/grow.bin", max_bytes=limit)) <= limit)
+            except FileTooLargeError:
+                outcomes.add("refused")
+                if path.stat().st_size > 4 * limit:
+                    break
+    finally:
+        stop.set()
+        writer.join()
+    assert False not in outcomes  # never more than max_bytes, whatever the file did meanwhile
+    assert "refused" in outcomes

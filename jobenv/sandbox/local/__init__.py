@@ -537,12 +537,11 @@ class LocalSandbox(Sandbox):
             pass
 
     # ------------------------------------------------------------------ files
-    async def read_file(self, path: str) -> bytes:
+    async def read_file(self, path: str, *, max_bytes: int | None = None) -> bytes:
         self._check_running()
+        limit = min(max_bytes, self.limits.workspace_mb << 20) if max_bytes is not None else self.limits.workspace_mb << 20
         async with self._lock():
-            return await asyncio.to_thread(
-                _fs.read_file, self._ws, path, max_bytes=self.limits.workspace_mb << 20,  # type: ignore[arg-type]
-            )
+            return await asyncio.to_thread(_fs.read_file, self._ws, path, max_bytes=limit)  # type: ignore[arg-type]
 
     async def write_file(self, path: str, data: bytes) -> None:
         self._check_running()
