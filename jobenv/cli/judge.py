@@ -103,7 +103,7 @@ def _task_from_id(spec: str) -> Task:
 
 def run(opts: Options) -> int:
     """Grade (or extract) and print the report; see the module docstring for the exit status."""
-    from ..extract import extract_output
+    from ..extract_service import extraction_service
     from ..judge import make_judge
 
     if not opts.output_dir:
@@ -112,7 +112,7 @@ def run(opts: Options) -> int:
     if not out.is_dir() or out.is_symlink():
         raise JobenvError(f"judge: --output-dir {out}: not a directory")
     if opts.extract_only:
-        ex = extract_output(out, mode=opts.mode)
+        ex = extraction_service().extract_output_sync(out, mode=opts.mode)  # bounded, as the judge sees it
         sys.stdout.write(ex.text)
         if ex.rejected:
             print(f"refused entries: {', '.join(ex.rejected)}", file=sys.stderr)
