@@ -141,3 +141,15 @@ def test_the_env_never_imports_the_registry() -> None:
     for module, deps in graph.items():
         if module == "jobenv.env" or module.startswith("jobenv.env."):
             assert "jobenv.registry" not in deps, module
+
+
+def test_no_test_package_shadows_an_installed_module() -> None:
+    # pytest imports tests/<name>/__init__.py as the top-level package <name>: tests/packaging once hid the
+    # `packaging` library, so `import ray` failed and the Ray tests were skipped
+    import subprocess
+    import sys
+
+    names = sorted(p.parent.name for p in (PACKAGE.parent / "tests").glob("*/__init__.py"))
+    code = "import importlib.util, sys; print(' '.join(n for n in sys.argv[1:] if importlib.util.find_spec(n)))"
+    proc = subprocess.run([sys.executable, "-c", code, *names], capture_output=True, text=True, cwd="/", check=True)
+    assert proc.stdout.split() == [], f"test folders named like importable modules: {proc.stdout.split()}"
