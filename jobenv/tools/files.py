@@ -29,6 +29,9 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".
 MAX_LINE_CHARS = 2000
 READ_MAX_BYTES = 32 * 1024 * 1024  # larger files are not loaded at all (bash can look at parts of them)
 READ_TEXT_BYTES = 8 * 1024 * 1024  # of a text file, what is decoded and paged through
+# a read is one step of an interactive episode: a file that takes longer to parse is shown as stopped (the
+# judge, grading after submit, gives it the extraction service's full per-file time)
+READ_EXTRACT_S = 15.0
 
 
 # -- read -----------------------------------------------------------------------------------------------
@@ -145,8 +148,8 @@ async def _extract(tb: Toolbox, rel: str, data: bytes) -> str:
     """The text the judge would see, parsed by the bounded extraction workers within the episode's deadline."""
     from ..extract_service import STOPPED_TIME, extraction_service
 
-    left = None if tb.deadline is None else tb.deadline - time.monotonic()
-    if left is not None and left <= 0:
+    left = READ_EXTRACT_S if tb.deadline is None else min(READ_EXTRACT_S, tb.deadline - time.monotonic())
+    if left <= 0:
         return STOPPED_TIME
     tmp = await asyncio.to_thread(tempfile.mkdtemp, prefix="jobenv-read-")
     try:
