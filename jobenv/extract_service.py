@@ -68,6 +68,7 @@ STOPPED_CRASH = "[extraction stopped: the parser process failed (out of memory o
 #: parsers other modules may run in a worker through :meth:`ExtractionService.call_sync`
 CALLABLES = frozenset({"jobenv.judge.reading:read_tables"})
 _MAX_FRAME = 160 * 1024 * 1024  # one file's text plus its share of images; anything larger is a fault
+_START_S = 120.0  # a worker that has not started in this time is broken
 _QUEUE_WAIT: contextvars.ContextVar[tuple[list[float], ...]] = contextvars.ContextVar("jobenv_extract_wait",
                                                                                    default=())
 
@@ -231,6 +232,18 @@ class _Worker:
                 self.kill()
         return self.ready
 
+    def wait_ready(self, until: float) -> bool:
+        """Block until the worker has finished starting (False, and the worker killed, if it fails or ``until``
+        passes)."""
+        if not self.ready:
+            try:
+                self.ready = self._recv(until)[0] == "ready"
+            except (_Stopped, OSError, pickle.UnpicklingError, EOFError, struct.error):
+                pass
+            if not self.ready:
+                self.kill()
+        return self.ready
+
     def _recv(self, until: float | None) -> tuple[Any, ...]:
         head = _read_exact(self._out, 8, until)
         if head is None:
@@ -384,13 +397,15 @@ class ExtractionService:
             self._idle.append(w)
 
     def _drive_blocking(self, gen: Generator[Any, Any, Any], current: list[_Worker],
-                        cancelled: threading.Event) -> Any:
+                        cancelled: threading.Event, waited: list[float]) -> Any:
         """Run a job's requests one after another in workers (the caller holds a slot). ``current`` names the
-        worker at work, so a canceller can kill it; once ``cancelled`` is set no further request starts."""
+        worker at work, so a canceller can kill it; once ``cancelled`` is set no further request starts.
+        Time spent waiting for a fresh worker to start goes to ``waited`` and is not the job's."""
         try:
             step = next(gen)  # the job's clock starts here, once a slot is held: waiting is not its time
         except StopIteration as end:  # nothing to do (an empty folder)
             return end.value
+        shift = 0.0
         while True:
             request, until, frame_s, got = step
             outcome: str | None = STOPPED_TIME
@@ -400,7 +415,12 @@ class ExtractionService:
                 try:
                     if cancelled.is_set():
                         w.kill()
-                    w.call(request, until, frame_s, _collector(got))
+                    if not w.ready:  # a replacement still importing its parsers (slow on a loaded machine)
+                        t = time.monotonic()
+                        w.wait_ready(t + _START_S)
+                        shift += time.monotonic() - t
+                        waited[0] += time.monotonic() - t
+                    w.call(request, until + shift, frame_s, _collector(got))
                     outcome = None
                 except _Stopped as exc:
                     outcome = exc.marker
@@ -458,10 +478,12 @@ class ExtractionService:
         t0 = time.monotonic()
         self._slots.acquire_blocking(None)
         _count_wait(time.monotonic() - t0)
+        waited = [0.0]
         try:
-            return self._drive_blocking(gen, [], threading.Event())
+            return self._drive_blocking(gen, [], threading.Event(), waited)
         finally:
             self._slots.release()
+            _count_wait(waited[0])
 
     async def _drive_async(self, gen: Generator[Any, Any, Any]) -> Any:
         t0 = time.monotonic()
@@ -469,9 +491,12 @@ class ExtractionService:
         _count_wait(time.monotonic() - t0)
         current: list[_Worker] = []
         cancelled = threading.Event()
-        fut = asyncio.get_running_loop().run_in_executor(self._threads, self._drive_blocking, gen, current, cancelled)
+        waited = [0.0]
+        fut = asyncio.get_running_loop().run_in_executor(self._threads, self._drive_blocking, gen, current, cancelled,
+                                                         waited)
         try:
             result = await asyncio.shield(fut)
+            _count_wait(waited[0])
         except asyncio.CancelledError:
             cancelled.set()
             for w in list(current):
