@@ -12,6 +12,7 @@ import time
 import pytest
 
 from jobenv.cli import gc as gc_command
+from jobenv.cli._common import NoOptions
 from jobenv.sandbox import make_sandbox
 from tests.sandbox.fixtures import ROOT, run
 
@@ -96,7 +97,7 @@ def test_gc_removes_what_a_crashed_process_left(docker_image: str, capsys: pytes
     client = docker_client()
     try:
         assert client.containers.get(left["container"])  # the container is still there
-        assert gc_command.run(gc_command.Options()) == 0
+        assert gc_command.run(NoOptions()) == 0
         out = capsys.readouterr().out
         assert left["container"][:12] in out
         assert f"jobenv-{left['pid']}-etc-" in out  # the crashed process's /etc copy

@@ -284,7 +284,7 @@ def test_reading_a_huge_sparse_file_is_refused_without_reading_it(new_sandbox) -
         sb = await new_sandbox(workspace_mb=64)
         assert "made" in (await sb.run("truncate -s 900M output/huge.bin && echo made")).output
         t0 = time.monotonic()
-        with pytest.raises(SandboxError, match="larger than the workspace"):
+        with pytest.raises(SandboxError, match="is larger than [0-9]+ bytes"):
             await sb.read_file("output/huge.bin")
         assert time.monotonic() - t0 < 20
         await assert_healthy(sb)
