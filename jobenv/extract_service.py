@@ -226,10 +226,7 @@ class _Worker:
     def poll_ready(self) -> bool:
         """Whether the worker has finished starting (reads its "ready" frame if it is waiting; never blocks)."""
         if not self.ready and select.select([self._out], [], [], 0)[0]:
-            try:
-                self.ready = self._recv(time.monotonic() + 5)[0] == "ready"
-            except (_Stopped, OSError, pickle.UnpicklingError, EOFError, struct.error):
-                self.kill()
+            self.wait_ready(time.monotonic() + 5)
         return self.ready
 
     def wait_ready(self, until: float) -> bool:
@@ -262,13 +259,11 @@ class _Worker:
     def call(self, request: tuple[Any, ...], until: float, frame_s: float,
              on_frame: Callable[[tuple[Any, ...]], None]) -> None:
         """Run ``request``, handing every frame to ``on_frame``; each frame must come within ``frame_s`` of the
-        previous one and all before ``until``. Raises _Stopped (the worker is then killed, except while it is
-        still starting up, when it is kept for the next job)."""
+        previous one and all before ``until``; the worker must have started (:meth:`wait_ready`). Raises
+        _Stopped (the worker is then killed)."""
         if not self.ready:
-            if self._recv(until)[0] != "ready":
-                self.kill()
-                raise _Stopped(STOPPED_CRASH)
-            self.ready = True
+            self.kill()
+            raise _Stopped(STOPPED_CRASH)
         self.jobs += 1
         try:
             _write_frame(self._in, (_job_env(), request))
@@ -318,20 +313,14 @@ class _Slots:
                 self.release()  # the slot arrived just as the caller gave up
             raise
 
-    def acquire_blocking(self, timeout: float | None) -> bool:
+    def acquire_blocking(self) -> None:
         with self._lock:
             if self._free > 0 and not self._waiters:
                 self._free -= 1
-                return True
+                return
             event = threading.Event()
             self._waiters.append(event)
-        if event.wait(None if timeout is None else max(0.0, timeout)):
-            return True
-        with self._lock:
-            if event in self._waiters:
-                self._waiters.remove(event)
-                return False
-        return True  # granted between the timeout and the lock
+        event.wait()
 
     def release(self) -> None:
         with self._lock:
@@ -418,8 +407,9 @@ class ExtractionService:
                     if not w.ready:  # a replacement still importing its parsers (slow on a loaded machine)
                         t = time.monotonic()
                         w.wait_ready(t + _START_S)
-                        shift += time.monotonic() - t
-                        waited[0] += time.monotonic() - t
+                        started = time.monotonic() - t
+                        shift += started
+                        waited[0] += started
                     w.call(request, until + shift, frame_s, _collector(got))
                     outcome = None
                 except _Stopped as exc:
@@ -476,7 +466,7 @@ class ExtractionService:
 
     def _drive_sync(self, gen: Generator[Any, Any, Any]) -> Any:
         t0 = time.monotonic()
-        self._slots.acquire_blocking(None)
+        self._slots.acquire_blocking()
         _count_wait(time.monotonic() - t0)
         waited = [0.0]
         try:
@@ -547,7 +537,7 @@ class ExtractionService:
 
     def wait_ready(self, timeout: float = 60.0) -> bool:
         """Block until the idle workers have started (imports done); False if ``timeout`` passed first.
-        Optional: a job waits for its worker anyway, counting that time against its own limit."""
+        Optional: a job waits for its worker anyway, and that wait is not counted against its own limit."""
         until = time.monotonic() + timeout
         with self._lock:
             idle = list(self._idle)

@@ -21,7 +21,6 @@ one when the task is unknown or the sandbox cannot start.
 
 from __future__ import annotations
 
-import time
 import weakref
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -165,7 +164,6 @@ class JobEnv(gymnasium.Env[str, Any]):
         self._instance_used = False
         self.task: Task | None = None
         self._steps = 0
-        self._t0 = 0.0
         self._done = True
         self._busy = False
         self.last_report: Any = None
@@ -201,11 +199,8 @@ class JobEnv(gymnasium.Env[str, Any]):
     @property
     def elapsed_s(self) -> float:
         """Wall-clock seconds since the current episode's reset, less the time its tools queued for the
-        process's shared extraction workers (other episodes' files cause that wait; see ``Toolbox.queued_s``)."""
-        if not self._t0:
-            return 0.0
-        queued = self._toolbox.queued_s if self._toolbox is not None else 0.0
-        return time.monotonic() - self._t0 - queued
+        process's shared extraction workers (see ``Toolbox.elapsed_s``); 0 when no episode runs."""
+        return self._toolbox.elapsed_s if self._toolbox is not None else 0.0
 
     @property
     def judge(self) -> Any:
@@ -287,9 +282,7 @@ class JobEnv(gymnasium.Env[str, Any]):
         self._done = False
         self.last_report = None
         self.last_outcome = None
-        self._t0 = time.monotonic()
-        if self.rules.time_limit_s is not None:
-            self._toolbox.deadline = self._t0 + self.rules.time_limit_s
+        self._toolbox.start_clock(self.rules.time_limit_s)
         prompt = build_prompt(task, rules=self.rules, network=self.limits.web,
                               include_instructions=self.include_instructions)
         info = self._info()

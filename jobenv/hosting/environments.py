@@ -100,7 +100,6 @@ class JobenvEnvironment(Environment):
         self._toolbox: Toolbox | None = None
         self._failure: tuple[str, str] | None = ("judge", problem) if problem else None  # (error kind, message)
         self._steps = 0
-        self._t0: float | None = None
         self._last_active = time.monotonic()
         self._inflight = 0
         self._ended = False
@@ -146,9 +145,7 @@ class JobenvEnvironment(Environment):
                 sb = make_sandbox(cfg.sandbox, **cfg.sandbox_kwargs())
                 await sb.start(self._task.task_folder)
                 self._sandbox, self._toolbox = sb, Toolbox(sb)
-                self._t0 = time.monotonic()
-                if self._rt.rules.time_limit_s is not None:
-                    self._toolbox.deadline = self._t0 + self._rt.rules.time_limit_s
+                self._toolbox.start_clock(self._rt.rules.time_limit_s)
                 self._rt.sandbox_opened(self)
             except Exception as exc:  # noqa: BLE001 - reported through the tools, see the module docstring
                 self._failure = ("sandbox", f"the sandbox for this task could not start: {type(exc).__name__}: {exc}")
@@ -226,10 +223,7 @@ class JobenvEnvironment(Environment):
             self._last_active = time.monotonic()
 
     def _elapsed(self) -> float:
-        """As ``JobEnv.elapsed_s``: time queued for the shared extraction workers is not the episode's."""
-        if self._t0 is None:
-            return 0.0
-        return time.monotonic() - self._t0 - (self._toolbox.queued_s if self._toolbox is not None else 0.0)
+        return self._toolbox.elapsed_s if self._toolbox is not None else 0.0
 
     def _observation(self, result: ToolResult) -> ToolOutput:
         # round-trip through JSON: a non-JSON value here would make the SDK's ToolOutput raise

@@ -9,12 +9,14 @@ reply can be had, :class:`ContextLengthError` when the conversation no longer fi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
 import re
 import threading
 import uuid
+from collections.abc import Iterator
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
@@ -87,7 +89,7 @@ _CONTEXT_MARKERS = ("context length", "context_length", "maximum context", "too 
 _TOKEN_ID = re.compile(r"^token_id:(-?\d+)$")
 
 
-#: requests one HTTP client carries at once before the policy makes another (see ``OpenAIChatPolicy._lease``)
+#: requests one HTTP client carries at once before the policy makes another (see ``OpenAIChatPolicy._client``)
 CLIENT_SHARE = 32
 
 
@@ -176,8 +178,9 @@ class OpenAIChatPolicy:
         d.update({k: v for k, v in self._settings().items() if k != "extra_headers"})
         return d
 
-    def _lease(self) -> list[Any]:
-        """A ``[client, in flight]`` slot of the running loop's clients, counted busy until :meth:`_give_back`.
+    @contextlib.contextmanager
+    def _client(self) -> Iterator[Any]:
+        """One of the running loop's clients, counted busy for the block.
 
         A client serves at most ``CLIENT_SHARE`` requests at once and more are made as concurrency grows:
         httpcore's connection pool scans every connection on each request and release (O(connections x
@@ -194,11 +197,11 @@ class OpenAIChatPolicy:
                 slot = [self._new_client(), 0]
                 pool.append(slot)
             slot[1] += 1
-            return slot
-
-    def _give_back(self, slot: list[Any]) -> None:
-        with self._lock:
-            slot[1] -= 1
+        try:
+            yield slot[0]
+        finally:
+            with self._lock:
+                slot[1] -= 1
 
     def _new_client(self) -> Any:
         import ssl
@@ -219,11 +222,8 @@ class OpenAIChatPolicy:
         import openai
 
         try:
-            slot = self._lease()
-            try:
-                await slot[0].with_options(max_retries=0).models.list()
-            finally:
-                self._give_back(slot)
+            with self._client() as client:
+                await client.with_options(max_retries=0).models.list()
         except openai.NotFoundError:
             return
         except openai.APIConnectionError as exc:
@@ -252,11 +252,8 @@ class OpenAIChatPolicy:
             if attempt:
                 await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
             try:
-                slot = self._lease()
-                try:
-                    raw = await slot[0].chat.completions.with_raw_response.create(**request)
-                finally:
-                    self._give_back(slot)
+                with self._client() as client:
+                    raw = await client.chat.completions.with_raw_response.create(**request)
                 retries += raw.retries_taken
                 resp = raw.parse()
             except openai.BadRequestError as exc:

@@ -24,11 +24,23 @@ class Toolbox:
         self.sandbox = sandbox
         self.todos: list[dict[str, Any]] = []
         self.deadline: float | None = None  # time.monotonic() value after which tool work is cut short
+        self.started: float | None = None  # when the episode's clock started (start_clock)
         # seconds calls queued for the shared extraction workers: not the episode's time (deadline moves on)
         self.queued_s = 0.0
         limit = getattr(getattr(sandbox, "limits", None), "output_chars", 30_000)
         self.output_chars = int(limit)
         self.read_char_budget = read_char_budget or max(self.output_chars, 30_000)
+
+    def start_clock(self, time_limit_s: float | None) -> None:
+        """Start the episode's clock now; with a limit, tool work is cut short at it (:attr:`deadline`)."""
+        self.started = time.monotonic()
+        self.deadline = self.started + time_limit_s if time_limit_s is not None else None
+
+    @property
+    def elapsed_s(self) -> float:
+        """The episode's seconds since :meth:`start_clock` (0 before), less the time its calls queued for the
+        process's shared extraction workers: other episodes' files cause that wait. Every front-end's clock."""
+        return 0.0 if self.started is None else time.monotonic() - self.started - self.queued_s
 
     def command_timeout(self, requested: float | None) -> float | None:
         """The timeout of one sandbox command: ``requested`` (None: the sandbox default), cut to what is left
