@@ -47,9 +47,10 @@ PROBES = {
     "pkg": f"ls -A {pkg}",
     "pkg_data": f"cat {pkg}/data/sample/*/*/RUBRICS.json 2>&1 | head -c 300",
     # files of jobenv under the import path, except the placeholders that make an import fail
+    # (matched on the path below each import directory: a checkout cloned as .../jobenv/ holds the whole venv)
     "files": "for d in $(python3 -c 'import sys; print(\" \".join(sys.path))'); do "
-             "find $d -maxdepth 2 -path '*jobenv*' -type f -size +0 -exec grep -L 'not available in a sandbox' {} + "
-             "2>/dev/null; done",
+             "find $d -maxdepth 2 -type f -size +0 -printf '%P\\n' 2>/dev/null | grep jobenv | "
+             "while read -r f; do grep -L 'not available in a sandbox' \"$d/$f\"; done; done",
     "data": f"ls -AR {data} 2>&1 | head -n 20; grep -rs RUBRIC {data} | head -n 3; echo data-done",
     "task": f"cat {task_folder.parent}/RUBRICS.json {task_folder.parent}/solution/solve.py 2>&1; ls task_folder; echo task-done",
 }
