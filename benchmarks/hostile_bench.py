@@ -138,8 +138,9 @@ async def crafted_steps(root: Path, time_limit: float) -> dict[str, Any]:
     return out
 
 
-async def episode(task: Any, hostile: bool, time_limit: float) -> tuple[str, float]:
-    """One episode; its status and reward come from the step that ended it (submit, or the time limit)."""
+async def episode(task: Any, hostile: bool, time_limit: float) -> tuple[str, float, list[tuple[str, float, float]]]:
+    """One episode; its status and reward come from the step that ended it (submit, or the time limit). Also
+    returns each step's (tool, wall seconds, seconds on the episode's clock after it)."""
     env = JobEnv([task], sandbox="local", judge="checks", max_steps=None, time_limit_s=max(120.0, time_limit * 40))
     actions: list[dict[str, Any]] = []
     if hostile:
@@ -149,13 +150,18 @@ async def episode(task: Any, hostile: bool, time_limit: float) -> tuple[str, flo
                     {"name": "glob", "arguments": {"pattern": HOSTILE_GLOB}}]
     actions += [{"name": "write", "arguments": {"file_path": "output/answer.md", "content": "Total: 600\n"}},
                 {"name": "submit", "arguments": {}}]
+    steps: list[tuple[str, float, float]] = []
     try:
+        t0 = time.perf_counter()
         await env.areset()
+        steps.append(("reset", round(time.perf_counter() - t0, 2), round(env.elapsed_s, 2)))
         for action in actions:
+            t0 = time.perf_counter()
             _, reward, done, truncated, info = await env.astep(action)
+            steps.append((action["name"], round(time.perf_counter() - t0, 2), round(env.elapsed_s, 2)))
             if done or truncated:
-                return str(info.get("status")), float(reward)
-        return "never ended", 0.0
+                return str(info.get("status")), float(reward), steps
+        return "never ended", 0.0, steps
     finally:
         await env.aclose()
 
@@ -165,12 +171,19 @@ async def many_episodes(root: Path, n: int, concurrency: int, time_limit: float)
     sem = asyncio.Semaphore(concurrency)
     kinds = [i % 10 == 0 for i in range(n)]
 
+    slow: list[dict[str, Any]] = []
+    clocks: dict[bool, list[float]] = {True: [], False: []}
+
     async def one(h: bool) -> tuple[bool, str, float]:
         async with sem:
             try:
-                status, reward = await episode(hostile if h else honest, h, time_limit)
+                status, reward, steps = await episode(hostile if h else honest, h, time_limit)
             except Exception as exc:  # counted, never hidden
-                status, reward = f"raised {type(exc).__name__}: {exc}", 0.0
+                status, reward, steps = f"raised {type(exc).__name__}: {exc}", 0.0, []
+            if status != "ok":
+                slow.append({"hostile": h, "status": status, "steps": steps})
+            # the episode's clock when it submitted (the last step before submit): the headroom to the limit
+            clocks[h].append(steps[-2][2] if len(steps) >= 2 else 0.0)
             return h, status, reward
 
     with PeakRss() as rss:
@@ -187,6 +200,10 @@ async def many_episodes(root: Path, n: int, concurrency: int, time_limit: float)
         "honest_reward_mean": round(sum(honest_rewards) / max(1, len(honest_rewards)), 4),
         "honest_all_full_reward": all(r == 1.0 for r in honest_rewards),
         "trainer_rss_growth_mb": rss.growth,
+        "time_limit_s": max(120.0, time_limit * 40),
+        "clock_at_submit_s": {("hostile" if h else "honest"): {"p50": sorted(v)[len(v) // 2], "max": max(v)}
+                              for h, v in clocks.items() if v},
+        "not_ok_steps": slow[:10],  # (tool, wall s, episode clock s) of episodes that did not end ok
     }
 
 

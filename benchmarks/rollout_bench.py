@@ -99,6 +99,11 @@ def _cpu_s() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def _own_cpu_s() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
 async def _idle_reset_s(tasks: list, sandbox: str, n: int = 5) -> float:
     """Median reset time of one env with nothing else running (the baseline of the reset target)."""
     from jobenv.env import JobEnv
@@ -145,11 +150,21 @@ async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, 
     tick = asyncio.create_task(ticker())
     if stalls is not None:
         stalls.start(asyncio.get_running_loop())
-    t0, cpu0 = time.perf_counter(), _cpu_s()
+    t0, cpu0, own0, loop0 = time.perf_counter(), _cpu_s(), _own_cpu_s(), time.thread_time()
+    prof = None
+    if args.profile:
+        import cProfile
+
+        prof = cProfile.Profile()
+        prof.enable()  # this thread only: the event loop's
     ray_kw = {"executor": "ray", "ray_address": ray_address, "per_node": args.concurrency} if ray_address else {}
     res = await collect(tasks, policy, env_id=args.env, attempts=attempts, concurrency=args.concurrency, out=out,
                         env_kwargs={"sandbox": args.sandbox, "judge": "checks"}, max_steps=50, **ray_kw)
     wall, cpu = time.perf_counter() - t0, _cpu_s() - cpu0
+    own, loop_cpu = _own_cpu_s() - own0, time.thread_time() - loop0
+    if prof is not None:
+        prof.disable()
+        prof.dump_stats(args.profile)
     stop.set()
     await tick
     if stalls is not None:
@@ -172,6 +187,8 @@ async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, 
         "wall_s": round(wall, 3),
         "episodes_per_s": round(len(trajs) / wall, 3),
         "cpu_s_per_episode": round(cpu / max(1, len(trajs)), 4),
+        "collector_cpu_s_per_episode": round(own / max(1, len(trajs)), 4),
+        "loop_thread_busy": round(loop_cpu / wall, 3),
         "tool_calls_per_s": round(sum(t.num_tool_calls for t in trajs) / wall, 2),
         "model_calls_per_s": round(sum(t.num_turns for t in trajs) / wall, 2),
         "statuses": statuses,
@@ -313,6 +330,7 @@ def main() -> None:
                         "threads then compete with the event loop for the GIL)")
     p.add_argument("--idle-s", type=float, default=3.0, help="seconds of idle-loop lag measured first (baseline)")
     p.add_argument("--trace-stalls", action="store_true", help="print the stacks that stalled the loop (stderr)")
+    p.add_argument("--profile", default=None, help="write a cProfile of the event loop's thread to this file")
     p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.tasks_dir:

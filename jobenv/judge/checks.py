@@ -396,13 +396,29 @@ class ChecksJudge(Judge):
         self.mode = mode
 
     async def grade(self, task: Any, output_dir: Path) -> GradeReport:
+        """Never raises. The extraction is awaited, not waited for on a thread: a thread of the loop's small
+        default executor blocked on the shared extraction workers would stall every other episode's file I/O."""
         import asyncio
 
-        return await asyncio.to_thread(self.grade_blocking, task, output_dir)
-
-    def grade_blocking(self, task: Any, output_dir: Path, extraction: Extraction | None = None) -> GradeReport:
-        """Synchronous grading; never raises (an internal failure becomes ``status="error"``)."""
         t0 = time.perf_counter()
+        if not task.has_checks:
+            return self.grade_blocking(task, output_dir, t0=t0)
+        try:
+            ex = await extraction_service().extract_output(Path(output_dir), mode=self.mode, with_images=False)
+        except Exception as exc:
+            return self._failed(task, exc, t0)
+        return await asyncio.to_thread(self.grade_blocking, task, output_dir, ex, t0=t0)
+
+    def _failed(self, task: Any, exc: Exception, t0: float) -> GradeReport:
+        return build_report(task, [], judge_kind=self.kind, judge_model=None, mode=self.mode,
+                            extra_errors=[f"checks judge failed: {type(exc).__name__}: {exc}"],
+                            latency_s=time.perf_counter() - t0)
+
+    def grade_blocking(self, task: Any, output_dir: Path, extraction: Extraction | None = None, *,
+                       t0: float | None = None) -> GradeReport:
+        """Synchronous grading; never raises (an internal failure becomes ``status="error"``). ``t0`` is when
+        grading began (for the report's latency), if before this call."""
+        t0 = time.perf_counter() if t0 is None else t0
         try:
             if not task.has_checks:
                 todo = task.llm_criteria
@@ -423,6 +439,4 @@ class ChecksJudge(Judge):
             return build_report(task, results, judge_kind=self.kind, judge_model=None, mode=self.mode,
                                 latency_s=time.perf_counter() - t0)
         except Exception as exc:  # fail-closed: never a score from a crashed grader
-            return build_report(task, [], judge_kind=self.kind, judge_model=None, mode=self.mode,
-                                extra_errors=[f"checks judge failed: {type(exc).__name__}: {exc}"],
-                                latency_s=time.perf_counter() - t0)
+            return self._failed(task, exc, t0)

@@ -146,12 +146,17 @@ def sample_actions() -> list[dict[str, Any]]:
 def tool_schemas() -> list[dict[str, Any]]:
     """OpenAI function-calling schemas of every tool (``submit`` last), with descriptions a model can act on.
 
-    Built once per process; each call returns a fresh deep copy, so callers may modify it.
+    Built once per process; each call returns a fresh copy (decoded from the cached JSON: ~10x cheaper than a
+    deep copy, and it runs on the event loop once per episode), so callers may modify it.
     """
-    return copy.deepcopy(_tool_schemas())
+    return json.loads(_tool_schemas_json())
 
 
 @functools.cache
+def _tool_schemas_json() -> str:
+    return json.dumps(_tool_schemas())
+
+
 def _tool_schemas() -> list[dict[str, Any]]:
     out = []
     for s in TOOL_SPECS:

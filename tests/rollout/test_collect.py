@@ -324,8 +324,10 @@ def test_symlink_in_output_scores_zero_and_is_not_dropped(policy_server: Any, sa
 
 
 def test_a_policy_spreads_many_requests_over_small_http_clients() -> None:
-    # httpcore's pool scans all its connections on every request: one client per 32 requests keeps that cheap
+    # httpcore's pool scans all its connections on every request: one client per few requests keeps that cheap
     import threading
+
+    from jobenv.rollout.policy import CLIENT_SHARE
 
     n = 80
     loads: list[int] = []
@@ -350,5 +352,5 @@ def test_a_policy_spreads_many_requests_over_small_http_clients() -> None:
 
         contents = asyncio.run(main())
     assert contents == ["done"] * n
-    assert sum(loads) == n and max(loads) <= 32 and len(loads) == math.ceil(n / 32)
+    assert sum(loads) == n and max(loads) <= CLIENT_SHARE and len(loads) == math.ceil(n / CLIENT_SHARE)
     assert policy._clients == {}  # closed

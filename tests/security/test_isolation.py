@@ -347,3 +347,43 @@ def test_agent_cannot_forge_the_refused_list(new_sandbox, tmp_path: Path) -> Non
         await assert_healthy(sb)
 
     run(body())
+
+
+def test_an_install_of_jobenv_made_while_the_process_runs_is_hidden_at_once() -> None:
+    # the local backend caches its scan for installs between sandbox starts: a copy that appears a moment after
+    # one start must still be hidden from the very next one (its parent directory's mtime changed)
+    import sysconfig
+
+    from jobenv.sandbox import make_sandbox
+
+    site = Path(sysconfig.get_paths()["purelib"])
+    probe = site / f"jobenv_probe_{secrets.token_hex(4)}"
+    secret = f"INSTALLED-{secrets.token_hex(6)}"
+
+    async def started() -> object:
+        sb = make_sandbox("local")
+        await sb.start(None)
+        return sb
+
+    async def body() -> None:
+        boxes = [await started()]
+        try:
+            r = await boxes[0].run(f"ls {probe} 2>/dev/null || echo probe-absent")  # type: ignore[attr-defined]
+            assert "probe-absent" in r.output
+            probe.mkdir()
+            (probe / "data.txt").write_text(secret)
+            try:
+                boxes.append(await started())
+                r = await boxes[1].run(f"ls -A {probe}; cat {probe}/data.txt 2>&1; echo done")  # type: ignore[attr-defined]
+                assert "done" in r.output and secret not in r.output and "data.txt\n" not in r.output, r.output
+            finally:
+                (probe / "data.txt").unlink()
+                probe.rmdir()
+            boxes.append(await started())
+            r = await boxes[2].run(f"ls {probe} 2>/dev/null || echo probe-absent")  # type: ignore[attr-defined]
+            assert "probe-absent" in r.output
+        finally:
+            for sb in boxes:
+                await sb.close()  # type: ignore[attr-defined]
+
+    run(body())

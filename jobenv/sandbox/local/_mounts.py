@@ -23,7 +23,9 @@ import os
 import shutil
 import sys
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 from ...errors import SandboxError
 from ..gc import host_tempdir
@@ -152,14 +154,64 @@ def _own_distribution_paths() -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def _distribution_paths() -> tuple[str, ...]:
-    """:func:`_own_distribution_paths` plus other installs of jobenv in the standard places the mounts show (a
-    system-wide copy next to a venv's), looked up at every start: an install may appear at any time."""
-    found = set(_own_distribution_paths())
+_LIB_DIRS = ("lib", "local/lib")
+_INSTALL_NAMES = ("jobenv", "jobenv_*", "jobenv-*.dist-info", "jobenv-*.egg-info", "__editable__*jobenv*")
+# the last scan of the mounts for installs of jobenv: the directories it listed (with their mtimes) and what it found
+_SCAN: dict[str, Any] = {"key": None, "found": ()}
+_SCAN_LOCK = threading.Lock()
+
+
+def _mtimes(dirs: tuple[str, ...]) -> tuple[int | None, ...]:
+    out: list[int | None] = []
+    for d in dirs:
+        try:
+            out.append(os.stat(d).st_mtime_ns)
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
+def _scan_installs() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(directories listed, installs of jobenv found) in the standard places under every mount source."""
+    listed: set[str] = set()
+    found: set[str] = set()
     for src, _ in mount_sources():
-        for lib in ("lib/python3*/*-packages", "local/lib/python3*/*-packages", "lib/python3/dist-packages"):
-            for name in ("jobenv", "jobenv_*", "jobenv-*.dist-info", "jobenv-*.egg-info", "__editable__*jobenv*"):
-                found.update(os.path.realpath(p) for p in glob.glob(os.path.join(src, lib, name)))
+        for lib in _LIB_DIRS:
+            listed.add(os.path.join(src, lib))
+            for py in glob.glob(os.path.join(src, lib, "python3*")):
+                listed.add(py)
+                for packages in glob.glob(os.path.join(py, "*-packages")):
+                    listed.add(packages)
+                    for name in _INSTALL_NAMES:
+                        found.update(os.path.realpath(p) for p in glob.glob(os.path.join(packages, name)))
+    return tuple(sorted(listed)), tuple(sorted(found))
+
+
+def _installed_copies() -> tuple[str, ...]:
+    """Installs of jobenv in the standard places the mounts show (a system-wide copy next to a venv's).
+
+    An install may appear at any time, so the places are looked at on every sandbox start, but listed again
+    only when one of the directories the last scan listed has changed (a new entry changes its parent's
+    mtime): a full scan is ~60 globs, which on the spawner threads held the GIL for a quarter of a busy
+    rollout's Python time. A directory changed less than a second before the scan may change again within
+    the same timestamp tick, so such a scan is not reused.
+    """
+    with _SCAN_LOCK:
+        key = _SCAN["key"]
+        if key is not None and _mtimes(key[0]) == key[1]:
+            return tuple(_SCAN["found"])
+        started = time.time_ns()
+        listed, found = _scan_installs()
+        mtimes = _mtimes(listed)
+        settled = all(m is None or m < started - 1_000_000_000 for m in mtimes)
+        _SCAN["key"] = (listed, mtimes) if settled else None
+        _SCAN["found"] = found
+        return found
+
+
+def _distribution_paths() -> tuple[str, ...]:
+    """:func:`_own_distribution_paths` plus :func:`_installed_copies`, those that exist now."""
+    found = set(_own_distribution_paths()) | set(_installed_copies())
     return tuple(sorted(p for p in found if os.path.lexists(p)))
 
 
