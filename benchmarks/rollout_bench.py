@@ -99,6 +99,15 @@ def _cpu_s() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def _runqueue_s() -> float:
+    """Seconds this thread has spent runnable but waiting for a CPU (Linux schedstat; 0 elsewhere)."""
+    try:
+        with open(f"/proc/self/task/{threading.get_native_id()}/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def _own_cpu_s() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     return own.ru_utime + own.ru_stime
@@ -150,7 +159,7 @@ async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, 
     tick = asyncio.create_task(ticker())
     if stalls is not None:
         stalls.start(asyncio.get_running_loop())
-    t0, cpu0, own0, loop0 = time.perf_counter(), _cpu_s(), _own_cpu_s(), time.thread_time()
+    t0, cpu0, own0, loop0, rq0 = time.perf_counter(), _cpu_s(), _own_cpu_s(), time.thread_time(), _runqueue_s()
     prof = None
     if args.profile:
         import cProfile
@@ -161,7 +170,7 @@ async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, 
     res = await collect(tasks, policy, env_id=args.env, attempts=attempts, concurrency=args.concurrency, out=out,
                         env_kwargs={"sandbox": args.sandbox, "judge": "checks"}, max_steps=50, **ray_kw)
     wall, cpu = time.perf_counter() - t0, _cpu_s() - cpu0
-    own, loop_cpu = _own_cpu_s() - own0, time.thread_time() - loop0
+    own, loop_cpu, loop_rq = _own_cpu_s() - own0, time.thread_time() - loop0, _runqueue_s() - rq0
     if prof is not None:
         prof.disable()
         prof.dump_stats(args.profile)
@@ -189,6 +198,7 @@ async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, 
         "cpu_s_per_episode": round(cpu / max(1, len(trajs)), 4),
         "collector_cpu_s_per_episode": round(own / max(1, len(trajs)), 4),
         "loop_thread_busy": round(loop_cpu / wall, 3),
+        "loop_thread_runnable_waiting": round(loop_rq / wall, 3),  # ready to run, waiting for a CPU
         "tool_calls_per_s": round(sum(t.num_tool_calls for t in trajs) / wall, 2),
         "model_calls_per_s": round(sum(t.num_turns for t in trajs) / wall, 2),
         "statuses": statuses,

@@ -22,6 +22,24 @@ for _var in ("JOBENV_JUDGE_BASE_URL", "JOBENV_JUDGE_API_KEY", "JOBENV_JUDGE_MODE
     os.environ.pop(_var, None)
 
 
+# Tests run in two streams, one per pytest-xdist worker (``-n 2`` in pyproject.toml). The side stream holds the
+# tests that mostly wait on pip, the package index and dockerd (Docker image builds, fresh-venv installs, the
+# trainer integrations), so they overlap with the rest; within a stream tests run in collection order, one at
+# a time, as they would without xdist.
+SIDE_STREAM = ("tests/image/", "tests/install/", "tests/integrations/")
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    from xdist.scheduler import LoadScopeScheduling
+
+    class TwoStreams(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "side" if nodeid.startswith(SIDE_STREAM) else "main"
+
+    return TwoStreams(config, log)
+
+
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh, empty JOBENV_DATA for one test."""

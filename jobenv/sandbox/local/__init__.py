@@ -104,6 +104,37 @@ def _kill(state: dict[str, Any]) -> None:
             pass
 
 
+async def _exited(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """Wait up to ``timeout`` for ``proc`` to exit, woken by its pidfd (one wakeup, not a poll every few ms
+    for each of many closing sandboxes); polls where pidfds are missing."""
+    if proc.poll() is not None:
+        return
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        fd = None
+    if fd is not None:
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        def on_exit() -> None:
+            if not done.done():
+                done.set_result(None)
+
+        loop.add_reader(fd, on_exit)
+        try:
+            await asyncio.wait_for(done, timeout)
+        except TimeoutError:
+            pass
+        finally:
+            loop.remove_reader(fd)
+            os.close(fd)
+        proc.poll()
+        return
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.005)
+
+
 def _teardown(state: dict[str, Any]) -> None:
     """Kill the sandbox and free everything. Sync, never raises; used by close, GC and atexit."""
     if state.get("closed"):
@@ -361,8 +392,7 @@ class LocalSandbox(Sandbox):
             # wait without blocking the event loop, so many sandboxes can close at once
             _kill(st)
             deadline = time.monotonic() + 2.0
-            while proc.poll() is None and time.monotonic() < deadline:
-                await asyncio.sleep(0.005)
+            await _exited(proc, 2.0)
             dirs = list(st.get("cgroups", []))
             while dirs and time.monotonic() < deadline + 1.0:
                 dirs = [d for d in dirs if not rmdir_quiet(d)]
