@@ -1,9 +1,11 @@
 """Fresh virtual environments with jobenv installed from a wheel of this checkout, as a user installs it.
 
-The wheel is the session's one build (``jobenv_wheel`` in tests/conftest.py); each integration gets its own new venv into which pip installs
-``<wheel>[<extra>]`` (and any extra packages) from the package index, through pip's normal cache. When a package
-cannot be had at all (not on the index, or no index reachable), :func:`make_venv` raises :class:`Unavailable` and
-the caller skips with that reason; a dependency conflict is a failure, never a skip.
+The wheel is the session's one build (``jobenv_wheel`` in tests/conftest.py); each integration gets its own new
+venv (made by ``python -m venv``, so it has pip) into which ``uv pip install`` puts ``<wheel>[<extra>]`` (and any
+extra packages) from the package index. uv installs the same wheel and metadata as pip, in a fraction of the time
+(these venvs were minutes of the suite); the packaging tests (tests/install, tests/security) keep pip, as users
+have it. When a package cannot be had at all (not on the index, or no index reachable), :func:`make_venv` raises
+:class:`Unavailable` and the caller skips with that reason; a dependency conflict is a failure, never a skip.
 """
 
 from __future__ import annotations
@@ -17,12 +19,18 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 _UNAVAILABLE = (
-    "No matching distribution found",
-    "Could not find a version that satisfies",
-    "Failed to establish a new connection",
+    "not found in the package registry",
+    "Failed to fetch",
+    "dns error",
     "Temporary failure in name resolution",
     "Network is unreachable",
 )
+_CONFLICT = "No solution found when resolving dependencies"
+
+
+def _uv() -> str:
+    """uv of the test tools (the ``dev`` extra), beside this interpreter."""
+    return str(Path(sys.executable).parent / "uv")
 
 
 class Unavailable(Exception):
@@ -57,14 +65,12 @@ def make_venv(root: Path, wheel: Path, extra: str, *more: str) -> Venv:
     venv = Venv(root)
     t0 = time.monotonic()
     spec = f"{wheel}[{extra}]" if extra else str(wheel)
-    # --no-compile: byte-compiling the dependencies is most of an install's time and tests nothing of ours
-    proc = venv.run("python", "-m", "pip", "install", "--disable-pip-version-check", "--no-compile", "-q", spec, *more,
-                    timeout=1500)
+    proc = venv.run(_uv(), "pip", "install", "--python", venv.python, "--quiet", spec, *more, timeout=1500)
     venv.install_s = time.monotonic() - t0
     if proc.returncode != 0:
         text = proc.stdout + proc.stderr
-        if any(marker in text for marker in _UNAVAILABLE) and "ResolutionImpossible" not in text:
+        if any(marker in text for marker in _UNAVAILABLE) and _CONFLICT not in text:
             line = next((ln for ln in text.splitlines() if any(m in ln for m in _UNAVAILABLE)), text[-300:])
             raise Unavailable(f"cannot install {spec} {' '.join(more)} from the package index: {line.strip()}")
-        raise RuntimeError(f"pip install {spec} {' '.join(more)} failed:\n{text[-4000:]}")
+        raise RuntimeError(f"uv pip install {spec} {' '.join(more)} failed:\n{text[-4000:]}")
     return venv
