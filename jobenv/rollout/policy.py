@@ -154,7 +154,7 @@ class OpenAIChatPolicy:
         self.sampling = sampling
         self._clients: dict[int, list[list[Any]]] = {}  # id(event loop) -> [[AsyncOpenAI, requests in flight]]
         self._lock = threading.Lock()
-        self._ssl: Any = None
+        self._ssl: Any = None  # set by _warm
         self._warm()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -228,12 +228,8 @@ class OpenAIChatPolicy:
                 slot[1] -= 1
 
     def _new_client(self) -> Any:
-        import ssl
-
         import openai
 
-        if self._ssl is None:
-            self._ssl = ssl.create_default_context()
         http = openai.DefaultAsyncHttpxClient(verify=self._ssl, event_hooks={"request": [_count_send]})
         return openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=self.max_retries,
                                   timeout=self.request_timeout_s, http_client=http)
@@ -257,13 +253,14 @@ class OpenAIChatPolicy:
         except openai.APIError:
             return  # other odd answers: let the episodes find out, with retries
 
-    def _request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                 settings: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """The chat-completions body as sent on the wire, and the client's request options (headers, query,
-        timeout) taken from the SDK-style keys of ``sampling``."""
+        timeout) taken from the SDK-style keys of ``settings``."""
         body: dict[str, Any] = {"model": self.model,
                                 "messages": [{k: v for k, v in m.items() if k in _REQUEST_KEYS} for m in messages]}
         options: dict[str, Any] = {}
-        for k, v in self._settings().items():
+        for k, v in settings.items():
             if k == "extra_body":
                 body.update(v or {})
             elif k in _OPTION_KEYS:
@@ -278,8 +275,9 @@ class OpenAIChatPolicy:
     async def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> PolicyOutput:
         import openai
 
-        body, options = self._request(messages, tools)
-        sent = {k: v for k, v in self._settings().items() if k != "extra_headers"}
+        settings = self._settings()
+        body, options = self._request(messages, tools, settings)
+        sent = {k: v for k, v in settings.items() if k != "extra_headers"}
         retries = 0
         problem = ""
         for attempt in range(self.max_retries + 1):
