@@ -106,7 +106,7 @@ def _handle(request: tuple[Any, ...], send: Any) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from jobenv.extract_service import _read_exact, _write_frame
+    from jobenv._extract_wire import frame_size, read_exact, write_frame
 
     out_fd = os.dup(1)
     os.dup2(2, 1)  # library prints go to stderr, never into the reply stream
@@ -119,17 +119,16 @@ def main(argv: list[str]) -> int:
     _warm()
 
     def send(obj: Any) -> None:
-        _write_frame(out_fd, obj)
+        write_frame(out_fd, obj)
 
     send(("ready",))
     import pickle
-    import struct
 
     while True:
-        head = _read_exact(0, 8, None)
+        head = read_exact(0, 8, None)
         if head is None:
             return 0
-        body = _read_exact(0, struct.unpack(">Q", head)[0], None)
+        body = read_exact(0, frame_size(head), None)
         if body is None:
             return 0
         try:

@@ -22,7 +22,6 @@ import collections
 import concurrent.futures
 import contextlib
 import contextvars
-import io
 import os
 import pickle
 import select
@@ -38,6 +37,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ._extract_wire import frame_size, load_reply, read_exact, write_frame
 from .errors import ConfigError, first_problem
 from .extract import (
     DEFAULT_CAP,
@@ -124,52 +124,6 @@ class _Stopped(Exception):
         self.marker = marker
 
 
-# ---------------------------------------------------------------------------------------------- the wire
-
-_SAFE_GLOBALS = {
-    ("builtins", n) for n in ("list", "dict", "tuple", "set", "frozenset", "str", "bytes", "int", "float", "bool",
-                              "complex", "bytearray", "slice")
-} | {("datetime", n) for n in ("datetime", "date", "time", "timedelta", "timezone")} | {
-    ("jobenv.extract.files", "ExtractedFile"), ("jobenv.extract.files", "ImageRef"), ("copyreg", "_reconstructor"),
-    ("jobenv.judge.reading", "Uncomputed"), ("jobenv.judge.reading", "Num"),
-}
-
-
-class _Unpickler(pickle.Unpickler):
-    """Replies of a worker hold plain data only; a worker subverted by a hostile file cannot smuggle code."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) in _SAFE_GLOBALS:
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"refused global {module}.{name} in an extraction reply")
-
-
-def _write_frame(fd: int, obj: Any) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    view = memoryview(struct.pack(">Q", len(data)) + data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def _read_exact(fd: int, n: int, until: float | None) -> bytes | None:
-    """``n`` bytes from ``fd``; None at end of file. Raises _Stopped(time) once ``until`` passes."""
-    buf = bytearray()
-    poller = select.poll()
-    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
-    while len(buf) < n:
-        if until is not None:
-            left = until - time.monotonic()
-            if left <= 0:
-                raise _Stopped(STOPPED_TIME)
-            if not poller.poll(max(1, int(left * 1000))):
-                continue
-        chunk = os.read(fd, min(n - len(buf), 1 << 20))
-        if not chunk:
-            return None
-        buf += chunk
-    return bytes(buf)
-
-
 # ---------------------------------------------------------------------------------------------- one worker
 
 
@@ -242,16 +196,19 @@ class _Worker:
         return self.ready
 
     def _recv(self, until: float | None) -> tuple[Any, ...]:
-        head = _read_exact(self._out, 8, until)
-        if head is None:
-            raise _Stopped(STOPPED_CRASH)
-        (size,) = struct.unpack(">Q", head)
-        if size > _MAX_FRAME:
-            raise _Stopped(STOPPED_MEMORY)
-        body = _read_exact(self._out, size, until)
+        try:
+            head = read_exact(self._out, 8, until)
+            if head is None:
+                raise _Stopped(STOPPED_CRASH)
+            size = frame_size(head)
+            if size > _MAX_FRAME:
+                raise _Stopped(STOPPED_MEMORY)
+            body = read_exact(self._out, size, until)
+        except TimeoutError:
+            raise _Stopped(STOPPED_TIME) from None
         if body is None:
             raise _Stopped(STOPPED_CRASH)
-        frame = _Unpickler(io.BytesIO(body)).load()
+        frame = load_reply(body)
         if not isinstance(frame, tuple) or not frame:
             raise _Stopped(STOPPED_CRASH)
         return frame
@@ -266,7 +223,7 @@ class _Worker:
             raise _Stopped(STOPPED_CRASH)
         self.jobs += 1
         try:
-            _write_frame(self._in, (_job_env(), request))
+            write_frame(self._in, (_job_env(), request))
             last = time.monotonic()
             while True:
                 frame = self._recv(min(until, last + frame_s))

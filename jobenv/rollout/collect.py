@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from ..errors import JobenvError, SandboxError
 from ..tasks import select_tasks
-from .episode import RolloutConfig, run_episode
+from .episode import RolloutConfig, run_episode, start_gate
 from .policy import Policy, policy_id
 from .summary import Summary, summarize
 from .trajectory import (
@@ -160,7 +160,7 @@ async def collect(
     disjoint_from: Sequence[str | Path] = (),
     on_episode: Callable[[Trajectory], Any] | None = None,
     on_start: Callable[[int, int], Any] | None = None,
-    start_concurrency: int = 16,
+    start_concurrency: int | None = None,
     executor: Literal["local", "ray"] = "local",
     ray_address: str | None = None,
     per_node: int = 8,
@@ -178,7 +178,9 @@ async def collect(
     ``retry_errors=False`` (the new line wins in :func:`read_trajectories` and the export).
     ``preflight`` starts one sandbox before any episode. ``disjoint_from`` names other trajectories files
     (a training run): a warning says when this run's tasks are the same tasks. ``on_start(total, skipped)``
-    and ``on_episode(traj)`` report progress. At most ``start_concurrency`` sandboxes start at once.
+    and ``on_episode(traj)`` report progress. At most ``start_concurrency`` sandboxes start at once (None: the
+    sandbox backend's figure, :func:`jobenv.sandbox.start_slots`: one per usable CPU for local sandboxes, 16 for
+    Docker; on Ray, each node's own).
     ``config_overrides`` set :class:`RolloutConfig` fields (``max_steps=20``...). ``executor="ray"`` runs the
     episodes on the Ray cluster at ``ray_address`` (None: ``RAY_ADDRESS`` or a new local cluster), at most
     ``per_node`` at once on each node (see :mod:`jobenv.rollout.distributed`); the file, resume and summaries are
@@ -198,6 +200,8 @@ async def collect(
         raise JobenvError(f"attempts must be >= 1 (got {attempts})")
     if concurrency < 1:
         raise JobenvError(f"concurrency must be >= 1 (got {concurrency})")
+    if start_concurrency is not None and start_concurrency < 1:
+        raise JobenvError(f"start_concurrency must be >= 1 or None (got {start_concurrency})")
     if executor not in ("local", "ray"):
         raise JobenvError(f"executor must be 'local' or 'ray' (got {executor!r})")
     if executor == "ray":
@@ -262,7 +266,7 @@ async def collect(
         on_start(len(pairs), skipped)
 
     results: dict[TrajectoryKey, Trajectory] = {}
-    reset_slots = asyncio.Semaphore(max(1, start_concurrency))
+    reset_slots = start_gate(start_concurrency, kwargs)
     queue: asyncio.Queue[tuple[Task, int]] = asyncio.Queue()
     for item in todo:
         queue.put_nowait(item)

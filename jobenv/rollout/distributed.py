@@ -50,7 +50,7 @@ class EpisodeRunner:
     """Runs episodes on one node. Built as a Ray actor by :func:`run_on_ray`; plain Python otherwise."""
 
     def __init__(self, tasks: Sequence[Task], env_id: str, policy: Policy, env_kwargs: dict[str, Any],
-                 config: RolloutConfig, versions: dict[str, str | None], start_concurrency: int) -> None:
+                 config: RolloutConfig, versions: dict[str, str | None], start_concurrency: int | None) -> None:
         self.tasks = {(t.id, t.split): t for t in tasks}
         self.all_tasks = list(tasks)
         self.env_id = env_id
@@ -70,11 +70,11 @@ class EpisodeRunner:
         "objects": {sha256: bytes}}`` (the graded deliverables). Never raises for episode failures."""
         from ..env import JobEnv
         from ..judge import make_judge
-        from .episode import run_episode
+        from .episode import run_episode, start_gate
         from .trajectory import KeepOutputs, MemoryStore, env_error_trajectory
 
         if self._slots is None:
-            self._slots = asyncio.Semaphore(max(1, self.start_concurrency))
+            self._slots = start_gate(self.start_concurrency, self.env_kwargs)  # this node's CPUs
         task = self.tasks[(task_id, split)]
         kwargs = dict(self.env_kwargs)
         spec, options = kwargs.pop("judge", "auto"), dict(kwargs.pop("judge_options", None) or {})
@@ -111,7 +111,7 @@ async def run_on_ray(
     on_result: Callable[[Trajectory, dict[str, str] | None, dict[str, bytes]], Awaitable[None]],
     address: str | None = None,
     per_node: int = 8,
-    start_concurrency: int = 16,
+    start_concurrency: int | None = None,
     max_tries: int = 3,
 ) -> None:
     """Run every pair of ``todo`` on the Ray cluster at ``address`` (None: ``RAY_ADDRESS`` or a new local

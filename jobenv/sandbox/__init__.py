@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import SandboxError
@@ -24,6 +25,7 @@ __all__ = [
     "cap_output",
     "workspace_relpath",
     "make_sandbox",
+    "start_slots",
     "SandboxConfig",
     "BACKENDS",
     "cleanup_process_temp",
@@ -43,6 +45,22 @@ def make_sandbox(backend: str | Sandbox = "local", *, limits: SandboxLimits | No
             raise SandboxError("limits/options cannot be applied to an already built sandbox instance")
         return backend
     return SandboxConfig.build(backend, limits=limits, **options).make()
+
+
+def start_slots(backend: str | Sandbox | Callable[[], Sandbox] = "local") -> int:
+    """How many sandboxes of ``backend`` (a name, a sandbox class or instance, or a factory, as
+    :class:`~jobenv.env.JobEnv` takes it) to start at once on this machine: the backend's
+    :meth:`Sandbox.start_slots`. Another factory's backend is unknown until it runs, so it gets the base figure.
+    Never raises (an unknown name gets the base figure too: building the env reports it)."""
+    if isinstance(backend, Sandbox):
+        return type(backend).start_slots()
+    if isinstance(backend, type) and issubclass(backend, Sandbox):
+        return backend.start_slots()
+    if backend == "local":
+        from .local import LocalSandbox
+
+        return LocalSandbox.start_slots()
+    return Sandbox.start_slots()  # docker (its SDK stays unimported) and factories
 
 
 def cleanup_process_temp() -> None:

