@@ -171,7 +171,8 @@ async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, 
         prof.enable()  # this thread only: the event loop's
     ray_kw = {"executor": "ray", "ray_address": ray_address, "per_node": args.concurrency} if ray_address else {}
     res = await collect(tasks, policy, env_id=args.env, attempts=attempts, concurrency=args.concurrency, out=out,
-                        env_kwargs={"sandbox": args.sandbox, "judge": "checks"}, max_steps=50, **ray_kw)
+                        env_kwargs={"sandbox": args.sandbox, "judge": "checks"}, max_steps=50,
+                        start_concurrency=args.start_concurrency, **ray_kw)
     wall, cpu = time.perf_counter() - t0, _cpu_s() - cpu0
     own, loop_cpu, loop_rq = _own_cpu_s() - own0, time.thread_time() - loop0, _runqueue_s() - rq0
     if prof is not None:
@@ -212,7 +213,7 @@ async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, 
                       "max": round(max(t.duration_s for t in trajs), 3)},
         "reset_s_p50": round(statistics.median(reset_s), 4) if reset_s else None,
         "idle_reset_s_p50": round(idle_reset, 4),
-        "start_slots": start_slots(args.sandbox),
+        "start_slots": args.start_concurrency or start_slots(args.sandbox),
         "reset_wait_s": {"p50": round(_pct(reset_wait_s, 0.5), 3), "max": round(max(reset_wait_s, default=0.0), 3)},
         "tool_call_s": {"p50": round(_pct(tool_s, 0.5), 4), "p99": round(_pct(tool_s, 0.99), 4)},
         "model_call_s": {"p50": round(_pct(model_s, 0.5), 4), "p99": round(_pct(model_s, 0.99), 4)},
@@ -338,6 +339,8 @@ def main() -> None:
     p.add_argument("--executor", choices=["local", "ray", "all"], default="local",
                    help="local: one event loop here; ray: a local Ray cluster with one node, then two; all: both")
     p.add_argument("--sandbox", default="local")
+    p.add_argument("--start-concurrency", type=int, default=None,
+                   help="sandboxes starting at once (default: the backend's figure for this machine)")
     p.add_argument("--script", choices=["solution", "light"], default="solution")
     p.add_argument("--tick-ms", type=float, default=10.0)
     p.add_argument("--env", default="jobenv/sample", help="env id whose tasks have solution/solve.py")

@@ -63,6 +63,7 @@ class Options:
     progress_every: float
     ray: str | None
     per_node: int
+    start_concurrency: int | None
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -101,6 +102,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "or a new local cluster; needs pip install 'jobenv[ray]') (default: this machine only)")
     p.add_argument("--per-node", type=positive_int, default=8,
                    help="with --ray: episodes at once on each node (default: 8)")
+    p.add_argument("--start-concurrency", type=positive_int, default=None,
+                   help="sandboxes starting at once (default: one per usable CPU for local sandboxes, 16 for Docker; "
+                        "with --ray, each node's own)")
     p.add_argument("--progress-every", type=positive_float, default=30.0,
                    help="seconds between progress lines when stderr is not a terminal")
 
@@ -116,5 +120,5 @@ def run(opts: Options) -> int:
         temperature=opts.temperature, top_p=opts.top_p, max_tokens=opts.max_tokens, logprobs=opts.logprobs,
         top_logprobs=opts.top_logprobs, sandbox=opts.sandbox, sandbox_image=opts.sandbox_image, judge=opts.judge,
         keep_errors=opts.keep_errors, disjoint_from=tuple(opts.disjoint_from or ()), progress_every_s=opts.progress_every,
-        ray=opts.ray, per_node=opts.per_node,
+        ray=opts.ray, per_node=opts.per_node, start_concurrency=opts.start_concurrency,
     ))

@@ -69,6 +69,7 @@ class RolloutOptions:
     progress_every_s: float = 30.0
     ray: str | None = None  # a Ray address, "" for $RAY_ADDRESS or a new local cluster; None: this machine
     per_node: int = 8
+    start_concurrency: int | None = None  # sandboxes starting at once; None: the backend's figure (per node on Ray)
 
 
 def check_options(o: RolloutOptions) -> None:
@@ -91,6 +92,8 @@ def check_options(o: RolloutOptions) -> None:
         raise ConfigError("--sandbox-image needs --sandbox docker")
     if o.per_node < 1:
         raise ConfigError(f"--per-node must be at least 1 (got {o.per_node})")
+    if o.start_concurrency is not None and o.start_concurrency < 1:
+        raise ConfigError(f"--start-concurrency must be at least 1 (got {o.start_concurrency})")
     if not o.model:
         raise ConfigError("--model must not be empty")
     check_base_url(o.base_url)
@@ -194,6 +197,7 @@ def run_rollout(o: RolloutOptions) -> int:
                 env_kwargs=env_kwargs, config=cfg, on_start=progress.start, on_episode=progress.episode,
                 retry_errors=not o.keep_errors, disjoint_from=list(o.disjoint_from),
                 executor="ray" if o.ray is not None else "local", ray_address=o.ray or None, per_node=o.per_node,
+                start_concurrency=o.start_concurrency,
             )
         finally:
             ticker.cancel()

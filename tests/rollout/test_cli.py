@@ -20,7 +20,8 @@ def test_rollout_cli_collects_resumes_and_reports(policy_server: Any, sample_tas
     ids = [t.id for t in sample_tasks[:2]]
     out = tmp_path / "traj.jsonl"
     args = ["rollout", "jobenv/sample", "--model", "scripted-model", "--base-url", srv.base_url, "--api-key", "k",
-            "--tasks", *ids, "--attempts", "2", "--concurrency", "4", "--judge", "checks", "--out", str(out)]
+            "--tasks", *ids, "--attempts", "2", "--concurrency", "4", "--start-concurrency", "1", "--judge", "checks",
+            "--out", str(out)]
     proc = _jobenv(*args)
     assert proc.returncode == 0, proc.stderr[-3000:]
     recs = episode_records(out)
@@ -47,8 +48,12 @@ def test_rollout_cli_helpful_errors(sample_tasks: list[Any], tmp_path: Path) -> 
     assert proc.returncode == 2 and "unknown environment" in proc.stderr and "jobenv/sample" in proc.stderr
     proc = _jobenv("rollout", "jobenv/sample", "--model", "m", "--base-url", "http://127.0.0.1:1/v1", "--out", str(out), "--tasks", "x/task1")
     assert proc.returncode == 2 and "no task 'x/task1'" in proc.stderr
+    proc = _jobenv("rollout", "jobenv/sample", "--model", "m", "--base-url", "http://127.0.0.1:1/v1", "--out", str(out),
+                   "--start-concurrency", "0")
+    assert proc.returncode == 2 and "--start-concurrency" in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) <= 2  # argparse's usage line and the one error line
     proc = _jobenv("rollout", "--help")
-    assert proc.returncode == 0 and "--attempts" in proc.stdout
+    assert proc.returncode == 0 and "--attempts" in proc.stdout and "--start-concurrency" in proc.stdout
 
 
 def test_rollout_cli_on_a_task_folder_with_logprobs_progress_and_80_columns(policy_server: Any, sample_tasks: list[Any],
