@@ -143,7 +143,7 @@ class JobenvEnvironment(Environment):
 
                 cfg = self._rt.config
                 sb = make_sandbox(cfg.sandbox, **cfg.sandbox_kwargs())
-                await sb.start(self._task.task_folder)
+                await sb.start(self._task.task_folder)  # through the backend's start gate: a burst waits its turn
                 self._sandbox, self._toolbox = sb, Toolbox(sb)
                 self._toolbox.start_clock(self._rt.rules.time_limit_s)
                 self._rt.sandbox_opened(self)

@@ -7,8 +7,10 @@ start with ``/workspace``); anything that would leave it raises :class:`Workspac
 
 from __future__ import annotations
 
+import asyncio
 import os
 import posixpath
+import weakref
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, Literal
@@ -216,6 +218,11 @@ class OutputCapture:
         return f"{head[:h]}\n\n[... {cut} characters of output cut ...]\n\n{tail[-t:]}", True
 
 
+# per event loop (a semaphore belongs to one loop), per backend class
+_START_GATES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[type, asyncio.Semaphore]] = (
+    weakref.WeakKeyDictionary())
+
+
 class Sandbox(ABC):
     """An isolated ``/workspace`` for one episode. Async first; ``*_sync`` wrappers serve scripts.
 
@@ -228,9 +235,20 @@ class Sandbox(ABC):
 
     @classmethod
     def start_slots(cls) -> int:
-        """How many sandboxes of this backend to start at once on this machine (the default of
-        ``collect(start_concurrency=None)``). Starts that mostly wait on a service, as Docker's do, overlap well."""
+        """How many sandboxes of this backend start at once on this machine (see :meth:`start_gate`). Starts that
+        mostly wait on a service, as Docker's do, overlap well."""
         return 16
+
+    @classmethod
+    def start_gate(cls) -> asyncio.Semaphore:
+        """The semaphore a ``start`` of this backend holds on the running event loop, so that at most
+        :meth:`start_slots` sandboxes start at once however many episodes reset together (a rollout, a hosting
+        server's burst of sessions, a trainer's own envs). Waiting for it is part of ``start``; nothing else is."""
+        gates = _START_GATES.setdefault(asyncio.get_running_loop(), {})
+        gate = gates.get(cls)
+        if gate is None:
+            gate = gates[cls] = asyncio.Semaphore(cls.start_slots())
+        return gate
 
     @abstractmethod
     async def start(self, task_folder: Path | None) -> None:

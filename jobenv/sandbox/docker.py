@@ -167,7 +167,8 @@ class DockerSandbox(Sandbox):
             raise SandboxError("sandbox already started")
         self._started = True
         try:
-            await self._call(self._start_blocking, task_folder)
+            async with type(self).start_gate():
+                await self._call(self._start_blocking, task_folder)
         except BaseException:
             _finalize(self._state)
             raise

@@ -220,3 +220,30 @@ def test_the_judge_is_built_once_per_server_and_once_per_keyed_session() -> None
     assert a._judge is b._judge is server.jobenv_runtime.judge
     keyed = cls(task_spec=spec, secrets={"openai_api_key": "sk-test"})
     assert keyed._judge is not a._judge  # a session's own key gets that session its own judge, built at start
+
+
+def test_a_burst_of_sessions_starts_its_sandboxes_through_the_start_gate() -> None:
+    import asyncio
+
+    from jobenv.hosting import ServeConfig, make_server
+    from jobenv.sandbox.local import LocalSandbox
+
+    server = make_server(ServeConfig(sandbox="local", judge="checks", envs=["sample"]), quiet=True)
+    rt = server.jobenv_runtime
+    cls = server._env_classes["jobenvsample"]
+    session = cls(task_spec=cls.list_tasks("sample")[0])
+
+    async def main() -> None:
+        gate = LocalSandbox.start_gate()
+        for _ in range(LocalSandbox.start_slots()):
+            await gate.acquire()  # every slot taken: a burst of other sessions is starting
+        setup = asyncio.create_task(session.setup())
+        await asyncio.sleep(1.0)
+        assert not setup.done() and rt.open_sandboxes == 0  # this one waits for a slot
+        gate.release()
+        await asyncio.wait_for(setup, 30)
+        assert rt.open_sandboxes == 1 and session._sandbox is not None
+        await session.teardown()
+        assert rt.open_sandboxes == 0
+
+    asyncio.run(main())

