@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from ..errors import JobenvError, SandboxError
 from ..tasks import select_tasks
-from .episode import RolloutConfig, run_episode, start_gate
+from .episode import RolloutConfig, reset_gate, run_episode
 from .policy import Policy, policy_id
 from .summary import Summary, summarize
 from .trajectory import (
@@ -178,9 +178,10 @@ async def collect(
     ``retry_errors=False`` (the new line wins in :func:`read_trajectories` and the export).
     ``preflight`` starts one sandbox before any episode. ``disjoint_from`` names other trajectories files
     (a training run): a warning says when this run's tasks are the same tasks. ``on_start(total, skipped)``
-    and ``on_episode(traj)`` report progress. At most ``start_concurrency`` sandboxes start at once (None: the
-    sandbox backend's figure, :func:`jobenv.sandbox.start_slots`: one per usable CPU for local sandboxes, 16 for
-    Docker; on Ray, each node's own).
+    and ``on_episode(traj)`` report progress. At most ``start_concurrency`` episodes reset at once, the others wait
+    before their reset step (None: the sandbox backend's figure, :func:`jobenv.sandbox.start_slots`: one per
+    usable CPU for local sandboxes, 16 for Docker; on Ray, each node's own). The backend's own start gate bounds
+    the sandboxes actually starting at once whatever the figure.
     ``config_overrides`` set :class:`RolloutConfig` fields (``max_steps=20``...). ``executor="ray"`` runs the
     episodes on the Ray cluster at ``ray_address`` (None: ``RAY_ADDRESS`` or a new local cluster), at most
     ``per_node`` at once on each node (see :mod:`jobenv.rollout.distributed`); the file, resume and summaries are
@@ -266,7 +267,7 @@ async def collect(
         on_start(len(pairs), skipped)
 
     results: dict[TrajectoryKey, Trajectory] = {}
-    reset_slots = start_gate(start_concurrency, kwargs)
+    reset_slots = reset_gate(start_concurrency, kwargs)
     queue: asyncio.Queue[tuple[Task, int]] = asyncio.Queue()
     for item in todo:
         queue.put_nowait(item)

@@ -70,11 +70,11 @@ class EpisodeRunner:
         "objects": {sha256: bytes}}`` (the graded deliverables). Never raises for episode failures."""
         from ..env import JobEnv
         from ..judge import make_judge
-        from .episode import run_episode, start_gate
+        from .episode import reset_gate, run_episode
         from .trajectory import KeepOutputs, MemoryStore, env_error_trajectory
 
         if self._slots is None:
-            self._slots = start_gate(self.start_concurrency, self.env_kwargs)  # this node's CPUs
+            self._slots = reset_gate(self.start_concurrency, self.env_kwargs)  # this node's CPUs
         task = self.tasks[(task_id, split)]
         kwargs = dict(self.env_kwargs)
         spec, options = kwargs.pop("judge", "auto"), dict(kwargs.pop("judge_options", None) or {})

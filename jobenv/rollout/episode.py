@@ -31,7 +31,7 @@ from ..grading import Ending, EpisodeRules, Outcome, finish_episode
 from .policy import ContextLengthError, Policy, PolicyOutput, policy_id
 from .trajectory import Completion, StepTiming, TokenUsage, Trajectory, jobenv_version, now_iso
 
-__all__ = ["DEFAULT_NUDGE", "RolloutConfig", "run_episode", "scored", "judge_version", "start_gate"]
+__all__ = ["DEFAULT_NUDGE", "RolloutConfig", "run_episode", "scored", "judge_version", "reset_gate"]
 
 DEFAULT_NUDGE = (
     "You replied without calling a tool. Continue the task using the tools; when the deliverables are saved "
@@ -363,17 +363,17 @@ async def run_episode(
 
     Never raises for policy, environment or grading failures: they are recorded in the trajectory (see the
     module docstring). Cancellation (``asyncio.CancelledError``) propagates; the caller closes ``env``.
-    ``reset_slots`` bounds how many episodes start their sandbox at once (see :func:`start_gate`).
+    ``reset_slots`` bounds how many episodes reset at once (see :func:`reset_gate`).
     """
     episode = _Episode(env, policy, task_id, attempt, env_id, config or RolloutConfig(), versions)
     return await episode.run(reset_slots)
 
 
-def start_gate(start_concurrency: int | None, env_kwargs: dict[str, Any]) -> asyncio.Semaphore:
-    """The semaphore that bounds how many episodes on this event loop start their sandbox at once:
-    ``start_concurrency``, or when None the figure of the sandbox backend in ``env_kwargs`` on this machine
-    (:func:`jobenv.sandbox.start_slots`). Starts are bursty CPU and kernel work; past that figure they only
-    slow each other and stall the loop."""
+def reset_gate(start_concurrency: int | None, env_kwargs: dict[str, Any]) -> asyncio.Semaphore:
+    """The semaphore that bounds how many episodes on this event loop reset at once, held around their timed
+    reset step (the others queue before it): ``start_concurrency``, or when None the figure of the sandbox
+    backend in ``env_kwargs`` on this machine (:func:`jobenv.sandbox.start_slots`, the size of the backend's own
+    start gate)."""
     from ..sandbox import start_slots
 
     return asyncio.Semaphore(start_concurrency or start_slots(env_kwargs.get("sandbox", "local")))

@@ -4,7 +4,9 @@
 * ``"docker"``: :class:`~jobenv.sandbox.docker.DockerSandbox`, a container per episode (the ``docker`` SDK is
   imported only when this backend is used).
 
-``make_sandbox`` returns a sandbox that is not started yet: ``await sb.start(task.task_folder)``.
+``make_sandbox`` returns a sandbox that is not started yet: ``await sb.start(task.task_folder)``. A start waits
+for a slot of its backend's start gate on the running event loop (:meth:`Sandbox.start_gate`, sized by
+:func:`start_slots`), so a burst of resets never starts more sandboxes at once than the machine can.
 """
 
 from __future__ import annotations
