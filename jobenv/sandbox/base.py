@@ -218,7 +218,7 @@ class OutputCapture:
         return f"{head[:h]}\n\n[... {cut} characters of output cut ...]\n\n{tail[-t:]}", True
 
 
-# per event loop (a semaphore belongs to one loop), per backend class
+# per event loop (a semaphore belongs to one loop), per backend
 _START_GATES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[type, asyncio.Semaphore]] = (
     weakref.WeakKeyDictionary())
 
@@ -244,10 +244,12 @@ class Sandbox(ABC):
         """The semaphore a ``start`` of this backend holds on the running event loop, so that at most
         :meth:`start_slots` sandboxes start at once however many episodes reset together (a rollout, a hosting
         server's burst of sessions, a trainer's own envs). Waiting for it is part of ``start``; nothing else is."""
+        # keyed by the class that sets the figure: a subclass (an instrumented LocalSandbox) shares its backend's
+        backend = next(c for c in cls.__mro__ if "start_slots" in c.__dict__)
         gates = _START_GATES.setdefault(asyncio.get_running_loop(), {})
-        gate = gates.get(cls)
+        gate = gates.get(backend)
         if gate is None:
-            gate = gates[cls] = asyncio.Semaphore(cls.start_slots())
+            gate = gates[backend] = asyncio.Semaphore(cls.start_slots())
         return gate
 
     @abstractmethod

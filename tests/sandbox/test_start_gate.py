@@ -89,3 +89,14 @@ def test_the_figure_follows_the_backend_and_the_cpus_this_process_may_use() -> N
             "from jobenv.sandbox import start_slots; print(start_slots('local'))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "1"
+
+
+def test_a_subclass_of_a_backend_shares_its_gate() -> None:
+    class Instrumented(LocalSandbox):
+        pass
+
+    async def main() -> None:
+        assert Instrumented.start_gate() is LocalSandbox.start_gate()
+        assert Instrumented.start_gate() is not Sandbox.start_gate()
+
+    asyncio.run(main())

@@ -97,7 +97,7 @@ class LocalSandbox(Sandbox):
 
     @classmethod
     def start_slots(cls) -> int:
-        """One start per CPU this process may use (the :meth:`~Sandbox.start_gate`). A start is CPU and kernel work (namespaces, mounts, the
+        """One start per CPU this process may use. A start is CPU and kernel work (namespaces, mounts, the
         controller's interpreter), so more at once only contend: 16 at once on 2 CPUs made each start 13x slower
         and stalled the caller's event loop ~150 ms at p99, for no more episodes per second."""
         try:
