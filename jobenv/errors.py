@@ -18,6 +18,7 @@ __all__ = [
     "UnknownEnvError",
     "SandboxError",
     "SandboxUnavailableError",
+    "SandboxDiedError",
     "FileTooLargeError",
     "WorkspacePathError",
     "JudgeError",
@@ -59,6 +60,11 @@ class SandboxError(JobenvError):
 
 class SandboxUnavailableError(SandboxError):
     """The host refuses what a sandbox backend needs (namespaces, a Docker engine); the message says what to do."""
+
+
+class SandboxDiedError(SandboxError):
+    """A started sandbox is gone: its first process died (memory pressure, or what ran inside). Everything inside it,
+    the output folder included, is lost; an episode counts it as the agent's doing (a graded 0, not an error)."""
 
 
 class FileTooLargeError(SandboxError):

@@ -24,6 +24,7 @@ import contextlib
 import contextvars
 import os
 import pickle
+import re
 import select
 import signal
 import struct
@@ -31,7 +32,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -131,7 +132,7 @@ class _Worker:
     """One worker process speaking length-prefixed pickles over its stdin and stdout."""
 
     def __init__(self, limits: ExtractLimits) -> None:
-        env = dict(os.environ)
+        env = without_secrets(os.environ)
         # one thread per numeric library: the address-space limit must not be spent on idle thread stacks
         env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MALLOC_ARENA_MAX="2")
         here = str(Path(__file__).resolve().parent.parent)  # the jobenv this process runs, not another one
@@ -515,10 +516,19 @@ class ExtractionService:
             w.reap()
 
 
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.I)
+
+
+def without_secrets(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` less every variable whose name suggests a secret (the judge's API key above all): a parser that is
+    made to run code has nothing to leak."""
+    return {k: v for k, v in env.items() if not _SECRET_NAME.search(k)}
+
+
 def _job_env() -> dict[str, str]:
     """The caller's settings a parser reads (``JOBENV_*``, ``PATH`` for helper programs), sent with each job so
-    a worker started earlier follows changes made since."""
-    return {k: v for k, v in os.environ.items() if k.startswith("JOBENV_") or k == "PATH"}
+    a worker started earlier follows changes made since; never a secret."""
+    return without_secrets({k: v for k, v in os.environ.items() if k.startswith("JOBENV_") or k == "PATH"})
 
 
 def _collector(got: list[Any]) -> Callable[[tuple[Any, ...]], None]:

@@ -14,10 +14,19 @@ out of steps or time      0, or the graded score with                 ``truncate
                           ``on_truncate="grade"``
 refused output entries    0 (the agent's doing: kept by trainers)     ``ok`` / ``truncated``
 (symlinks, special files)
+the sandbox died          0 (the agent's doing: kept by trainers)     ``ok`` / ``truncated``
+(its PID 1 is gone)
 grading infrastructure    0, no credit (fail-closed; droppable)       ``error``
 failure (judge outage,
-export failure)
+host-side export failure)
 ========================  ==========================================  ==================
+
+The line between the last two: whatever the agent can cause is its zero, and ``error`` is kept for what it
+cannot influence. A sandbox dies only through what ran inside it (memory pressure it made, or its processes), so
+a dead sandbox is the agent's zero on every backend; so is a workspace entry the host cannot copy (refused by the
+export, one entry at a time) and a judge request or reply the deliverables broke (the LLM judge fails that rubric,
+:mod:`jobenv.judge.llm`). A judge that answers nothing valid at all, an unreachable judge and a host that cannot
+write the export stay ``error``.
 """
 
 from __future__ import annotations
@@ -27,6 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import SandboxDiedError
 
 if TYPE_CHECKING:
     from .judge.report import GradeReport
@@ -110,7 +121,7 @@ async def _export_and_grade(task: Task, sandbox: Sandbox, judge: Any) -> GradeRe
         out = Path(tmp) / "output"
         try:
             await sandbox.export_output(out)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, SandboxDiedError):
             raise
         except Exception as exc:
             return GradeReport(task_id=task.id, status="error", max_score=task.max_score,
@@ -135,7 +146,8 @@ def _budget_text(ending: Ending, rules: EpisodeRules) -> str:
 async def finish_episode(task: Task, sandbox: Sandbox | None, judge: Any, *, ending: Ending,
                          rules: EpisodeRules) -> Outcome:
     """End an episode by ``ending`` under ``rules`` (see the module's table). Never raises except on
-    cancellation: export and judge failures become ``status="error"`` with no credit. The sandbox is left
+    cancellation: a dead sandbox is a graded 0; other export and judge failures become ``status="error"`` with no
+    credit. The sandbox is left
     open; the caller closes it."""
     truncated = ending != "submit"
     if truncated and rules.on_truncate == "zero":
@@ -147,11 +159,19 @@ async def finish_episode(task: Task, sandbox: Sandbox | None, judge: Any, *, end
     if sandbox is None:
         return Outcome(ending=ending, status="error", error="no sandbox to grade",
                        observation="Grading failed for an infrastructure reason; this episode earns no credit.")
-    report = await _export_and_grade(task, sandbox, judge)
-    refused = list(report.rejected_files or [])
     lead = (f"[The episode ran out of its budget ({_budget_text(ending, rules)}) before submit; its output "
             "folder was graded as it stands.] " if truncated else "Submitted. ")
     ok_status: Literal["ok", "truncated"] = "truncated" if truncated else "ok"
+    try:
+        report = await _export_and_grade(task, sandbox, judge)
+    except SandboxDiedError as exc:
+        return Outcome(
+            ending=ending, status=ok_status, reward=0.0, error=f"the sandbox died: {exc}",
+            observation=f"{lead}The sandbox died before its output folder could be read (its first process is "
+                        "gone, e.g. killed by memory pressure the commands made); nothing was graded and this "
+                        "episode scores 0.",
+        )
+    refused = list(report.rejected_files or [])
     if report.status != "ok" and refused:
         # the agent left symlinks or special files in output/: its own doing, so a plain 0 that a trainer keeps
         # (not an infrastructure error it would drop); the report keeps the spec's error status

@@ -1,4 +1,4 @@
-"""Recalculating workbook formulas: LibreOffice headless where ``soffice`` exists, else the pure-Python
+"""Recalculating workbook formulas: LibreOffice headless where ``soffice`` exists, else (only then) the pure-Python
 ``formulas`` package, so a workbook written by openpyxl (formulas without cached values) or one with
 stale cached values shows what its formulas actually compute.
 
@@ -95,8 +95,8 @@ _cache_lock = threading.Lock()
 def recalculate(path: Path | str, *, engine: str | None = None, formula_cells: dict[str, list[str]] | None = None) -> Recalculation:
     """Recalculate every formula of the workbook at ``path`` with the chosen engine.
 
-    ``auto`` uses LibreOffice when ``soffice`` is on PATH and falls back to ``formulas`` when LibreOffice
-    is missing or fails; ``formula_cells`` (sheet -> coordinates) limits what is read back (default: every
+    ``auto`` uses LibreOffice when ``soffice`` is on PATH (a workbook it cannot load gets engine "none" and a note,
+    never another engine's reading) and ``formulas`` only where LibreOffice is not installed; ``formula_cells`` (sheet -> coordinates) limits what is read back (default: every
     cell the engine reports). Results are cached in memory by file content and engine. Never raises for a
     bad workbook; an unknown engine name raises ValueError.
     """
@@ -129,10 +129,9 @@ def _run(path: Path, name: str, formula_cells: dict[str, list[str]] | None) -> R
     notes: list[str] = []
     if name in ("auto", "libreoffice"):
         if soffice_path():
-            res = _libreoffice(path, formula_cells)
-            if res.engine != "none" or name == "libreoffice":
-                return res
-            notes.append(res.note)
+            # no fall-back when LibreOffice is there but cannot load the workbook: the other engine reads
+            # differently (a workbook LibreOffice refuses is said to be refused, not quietly read another way)
+            return _libreoffice(path, formula_cells)
         elif name == "libreoffice":
             return Recalculation("none", "none", note="LibreOffice (soffice) is not installed")
         else:

@@ -46,7 +46,17 @@ __all__ = [
 WORKBOOK_BUDGET = 190_000  # characters of sheet text per workbook (official), shared across sheets
 MAX_SHEET_CELLS = 2_000_000  # grid cells per sheet (official limit)
 LIST_ALL_FORMULAS = 32  # a sheet with at most this many formulas lists every one
-_VOLATILE_RE = re.compile(r"\b(WEBSERVICE|DDE|RTD|CALL|REGISTER\.ID|NOW|TODAY|RAND|RANDBETWEEN|RANDARRAY|CELL|INFO)\s*\(", re.I)
+_VOLATILE_RE = re.compile(r"\b(WEBSERVICE|DDE|RTD|CALL|IMAGE|REGISTER\.ID|NOW|TODAY|RAND|RANDBETWEEN|RANDARRAY|CELL|INFO)\s*\(", re.I)
+# a reference into another workbook written inline (no externalLinks part): `[book.xlsx]Sheet1!A1`,
+# `'../dir/[book.xlsx]Sheet1'!A1`, `[1]Sheet1!A1`, `'C:\path\[b.xlsx]'!Name`; and DDE links (`app|'topic'!item`)
+_INLINE_EXTERNAL_RE = re.compile(r"\[[^\[\]]+\][^!\[\](),;=+*/^&<>\-]*'?!|[A-Za-z_][\w.]*\|'[^']*'!")
+_STRING_LITERAL_RE = re.compile(r'"(?:[^"]|"")*"')
+
+
+def references_other_files(formula: str) -> bool:
+    """Whether a formula (or a defined name's text) reads another file: an inline workbook reference or a DDE link.
+    String literals are not references."""
+    return bool(_INLINE_EXTERNAL_RE.search(_STRING_LITERAL_RE.sub('""', formula)))
 _WS_OPEN_RE = re.compile(rb"<(\w+:)?worksheet\b[^>]*>")
 VALUES_HEADING = "Values (CSV; row numbers and column letters):"
 _FORMULA_TAG_RE = re.compile(rb"<(?:\w+:)?f[\s>/]")
@@ -156,6 +166,8 @@ def _read(path: Path) -> _Book:
         try:
             for name, dn in wb_f.defined_names.items():
                 defined.append(f"{name}: {dn.attr_text}")
+                if references_other_files(str(dn.attr_text)):
+                    external = True
         except Exception:  # defined names are context, not essential
             pass
         for ws in wb_f.worksheets:
@@ -182,6 +194,8 @@ def _read(path: Path) -> _Book:
                         formula = text if isinstance(text, str) else "[unsupported formula structure]"
                         if _VOLATILE_RE.search(formula):
                             volatile.append(f"{ws.title}!{coord}")
+                        if references_other_files(formula):
+                            external = True
                         fmt = getattr(cell, "number_format", "") or ""
                         cells.append(_Cell(rnum, cnum, coord, plain(cached), formula, rng, bool(is_date_format(fmt))))
                     else:
@@ -510,7 +524,8 @@ def render_workbook(path: Path, *, budget: int | None = WORKBOOK_BUDGET, engine:
             head.append(f"Workbook recalculation: every formula recalculated by {calc.label}"
                         + (f"; {calc.note}" if calc.note else ""))
     if book.external_links:
-        head.append("[note: the workbook has external links; they were not refreshed]")
+        head.append("[note: the workbook refers to other files (external links or inline references to other "
+                    "workbooks); they were not opened or refreshed]")
     if book.macros:
         head.append("[note: the workbook has macros; they were not run]")
     if book.volatile:

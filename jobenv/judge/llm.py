@@ -373,7 +373,8 @@ class LLMJudge(Judge):
             )
         finally:
             await client.close()
-        return build_report(task, list(results), judge_kind=self.kind, judge_model=self.model, mode=self.mode,
+        results = _unanswerable_as_failed(list(results), task.rubrics)
+        return build_report(task, results, judge_kind=self.kind, judge_model=self.model, mode=self.mode,
                             latency_s=time.perf_counter() - t0)
 
     async def _rubric(self, client: Any, sem: asyncio.Semaphore, i: int, rubric: Any, ex: Extraction) -> RubricResult:
@@ -414,6 +415,8 @@ class LLMJudge(Judge):
                     continue
                 except Exception as exc:
                     last = _api_error(exc)
+                    if _context_overflow(exc):
+                        return _failed_by_deliverables(res, rubric.criteria, _TOO_LONG_NOTE)
                     if _fatal(exc):
                         break
                     continue
@@ -429,7 +432,7 @@ class LLMJudge(Judge):
                     content = resp.choices[0].message.content or ""
                     self._apply(res, content, rubric.criteria)
                 except (ReplyError, IndexError, AttributeError) as exc:
-                    last = f"invalid judge reply: {exc}"
+                    last = f"{_INVALID_REPLY}: {exc}"
                     continue
                 if self.cache:
                     self.cache.put(key, self.model, content, call_usage)
@@ -466,6 +469,44 @@ def _api_error(exc: BaseException) -> str:
     name = type(exc).__name__
     msg = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
     return f"judge API error {name}" + (f" (HTTP {status})" if status else "") + (f": {msg}" if msg else "")
+
+
+_TOO_LONG_NOTE = ("[jobenv: the judge refused this rubric's request as too long for its context; the request is the "
+                  "deliverables' text, so the rubric earns nothing (a graded zero, not a grading error)]")
+_GARBLED_NOTE = ("[jobenv: the judge gave no valid verdict for this rubric on any attempt while it answered the other "
+                 "rubrics of the same output, so the deliverables made it stray (e.g. text asking for another answer "
+                 "format); the rubric earns nothing (a graded zero, not a grading error)]")
+_INVALID_REPLY = "invalid judge reply"
+
+
+def _context_overflow(exc: BaseException) -> bool:
+    """A request the judge refused for its size (HTTP 400/413 naming the context or length)."""
+    if getattr(exc, "status_code", None) not in (400, 413):
+        return False
+    return bool(re.search(r"context|too long|too large|maximum.{0,40}(length|tokens)|token limit|reduce the length",
+                          str(exc), re.I))
+
+
+def _failed_by_deliverables(res: RubricResult, criteria: Any, note: str) -> RubricResult:
+    """``res`` as a rubric judged and failed, every criterion unmet, with ``note`` saying why."""
+    res.status = "ok"
+    res.error = None
+    res.criteria_results = [CriterionResult(index=j, criterion=c, passed=False) for j, c in enumerate(criteria)]
+    res.judge_claimed_pass = False
+    res.note = note
+    return res
+
+
+def _unanswerable_as_failed(results: list[RubricResult], rubrics: Any) -> list[RubricResult]:
+    """Rubrics whose every reply was invalid while another rubric got a valid verdict are the deliverables'
+    doing (a judge that works answered the rest); when no rubric got a verdict the judge itself is at fault and
+    the errors stand."""
+    if not any(r.status == "ok" and r.note != _TOO_LONG_NOTE for r in results):
+        return results
+    for r in results:
+        if r.status == "error" and (r.error or "").startswith(_INVALID_REPLY):
+            _failed_by_deliverables(r, rubrics[r.index].criteria, _GARBLED_NOTE)
+    return results
 
 
 def _fatal(exc: BaseException) -> bool:

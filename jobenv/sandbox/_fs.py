@@ -37,7 +37,7 @@ __all__ = [
 REJECTED_NAME = REJECTED_MANIFEST
 MAX_DEPTH = 64  # directory levels below output/ that are exported (and listed)
 MAX_PATH_BYTES = 1024  # longest exported path below output/, in bytes: far below PATH_MAX on any host
-MAX_ENTRIES = 20_000  # files and folders exported at most (empty files cost no bytes but still cost time)
+MAX_ENTRIES = 20_000  # files and folders exported (or listed) at most: empty files cost no bytes but still time
 _MAX_HOPS = 40
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -100,12 +100,20 @@ def _unescape(name: str) -> str:
     return os.fsdecode(raw)
 
 
+def _owner_of(fd: int) -> tuple[int, int] | None:
+    """Whom what the host makes below this directory must belong to: its owner, when that is not us (root's
+    sandboxes run commands as an unprivileged uid, which must be able to change what the tools wrote)."""
+    st = os.fstat(fd)
+    return None if st.st_uid == os.geteuid() else (st.st_uid, st.st_gid)
+
+
 def _open_dir(ws: str, rel_dir: str, *, create: bool = False) -> int:
     """An fd of the workspace directory ``rel_dir``, walked without following any symlink."""
     try:
         fd = os.open(ws, _DIR_FLAGS)
     except OSError as exc:
         raise SandboxError(f"the sandbox workspace is not reachable: {exc.strerror}") from None
+    owner = _owner_of(fd) if create else None
     for part in [p for p in rel_dir.split("/") if p]:
         try:
             nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
@@ -116,6 +124,8 @@ def _open_dir(ws: str, rel_dir: str, *, create: bool = False) -> int:
             try:
                 os.mkdir(part, 0o755, dir_fd=fd)
                 nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                if owner is not None:
+                    os.fchown(nfd, *owner)
             except OSError as exc:
                 os.close(fd)
                 raise SandboxError(f"cannot create directory {WORKSPACE}/{rel_dir}: {exc.strerror}") from None
@@ -165,6 +175,7 @@ def write_file(ws: str, path: str, data: bytes) -> None:
     parent, _, name = rel.rpartition("/")
     dfd = _open_dir(ws, parent, create=True)
     try:
+        owner = _owner_of(dfd)
         try:
             st = os.lstat(name, dir_fd=dfd)
         except FileNotFoundError:
@@ -182,6 +193,8 @@ def write_file(ws: str, path: str, data: bytes) -> None:
         os.close(fd)
         raise SandboxError(f"cannot write {WORKSPACE}/{rel}: it is not a regular file")
     try:
+        if st is None and owner is not None:
+            os.fchown(fd, *owner)
         os.ftruncate(fd, 0)
         view = memoryview(data)
         while view:
@@ -264,6 +277,9 @@ def list_files(ws: str, path: str = "") -> list[FileEntry]:
     out: list[FileEntry] = []
     try:
         for r, st, _, _, _ in _walk(dfd, rel):
+            if len(out) >= MAX_ENTRIES:
+                raise SandboxError(f"{WORKSPACE}/{rel} holds more than {MAX_ENTRIES} files and folders: list a "
+                                   "folder further down")
             kind = _kind(st.st_mode)
             out.append(FileEntry(path=escape_name(r), type=kind, size=st.st_size if kind == "file" else 0))  # type: ignore[arg-type]
     except OSError as exc:
@@ -350,18 +366,22 @@ def export_tree(ws: str, rel_src: str, dest: Path, *, max_bytes: int) -> Path:
                 if not complete:
                     budget.reject(r)  # too deep: the folder and what is below it
                     continue
-                if stat.S_ISDIR(st.st_mode):
-                    host = budget.admit_path(r, is_dir=True)
-                    if host is not None:
-                        (dest / host).mkdir(exist_ok=True)
-                elif stat.S_ISREG(st.st_mode):
-                    host = budget.admit_path(r)
-                    if host is None or not budget.admit_bytes(r, st.st_size):
-                        continue
-                    if not (dest / host).parent.is_dir():
-                        continue  # its folder was refused already
-                    _copy_out(parent_fd, name, dest / host, st.st_size, r, budget)
-                else:
+                try:
+                    if stat.S_ISDIR(st.st_mode):
+                        host = budget.admit_path(r, is_dir=True)
+                        if host is not None:
+                            (dest / host).mkdir(exist_ok=True)
+                    elif stat.S_ISREG(st.st_mode):
+                        host = budget.admit_path(r)
+                        if host is None or not budget.admit_bytes(r, st.st_size):
+                            continue
+                        if not (dest / host).parent.is_dir():
+                            continue  # its folder was refused already
+                        _copy_out(parent_fd, name, dest / host, st.st_size, r, budget)
+                    else:
+                        budget.reject(r)
+                except OSError:
+                    # whatever a name or a file does on the host side, it is this entry's refusal, never the episode's
                     budget.reject(r)
         finally:
             os.close(dfd)
@@ -437,10 +457,21 @@ def remove_tree(path: str | Path) -> None:
 
 
 def stage_tree(src: Path | None, dst: str) -> None:
-    """Copy a host task folder into the workspace: regular files and directories only (symlinks skipped)."""
+    """Copy a host task folder into the workspace: regular files and directories only (symlinks skipped). What it
+    makes belongs to the owner of ``dst``."""
     os.makedirs(dst, exist_ok=True)
     if src is None:
         return
+    dfd = os.open(dst, _DIR_FLAGS)
+    try:
+        owner = _owner_of(dfd)
+    finally:
+        os.close(dfd)
+
+    def adopt(path: str) -> None:
+        if owner is not None:
+            os.chown(path, *owner, follow_symlinks=False)
+
     src = Path(src)
     if not src.is_dir():
         raise SandboxError(f"task folder {src} is not a directory")
@@ -450,6 +481,7 @@ def stage_tree(src: Path | None, dst: str) -> None:
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
         for d in dirs:
             os.makedirs(os.path.join(target, d), exist_ok=True)
+            adopt(os.path.join(target, d))
         for f in files:
             s = os.path.join(root, f)
             if os.path.islink(s) or not os.path.isfile(s):
@@ -457,3 +489,4 @@ def stage_tree(src: Path | None, dst: str) -> None:
             with open(s, "rb") as fin, open(os.path.join(target, f), "wb") as fout:
                 while chunk := fin.read(1 << 20):
                     fout.write(chunk)
+            adopt(os.path.join(target, f))

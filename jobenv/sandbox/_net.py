@@ -113,8 +113,12 @@ class NetworkPolicy:
         return cls(allow, sorted(block, key=lambda n: (n.prefixlen, int(n.network_address))))
 
     def routes(self) -> list[tuple[str, str]]:
-        """(kind, prefix) in the order they are added: allows first (they need the gateway), then blocks."""
-        return [("via", str(n)) for n in self.allow] + [("unreachable", str(n)) for n in self.block]
+        """(kind, prefix) in the order they are added: allows first (they need the gateway), then blocks.
+
+        pasta's DNS forwarder lies inside the blocked 10/8; its own /32 through the tap keeps names resolving.
+        """
+        dns = ("via", f"{DNS_ADDR}/32")
+        return [dns] + [("via", str(n)) for n in self.allow] + [("unreachable", str(n)) for n in self.block]
 
 
 def resolv_conf(snapshot_dir: str) -> str:

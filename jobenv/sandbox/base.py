@@ -161,16 +161,22 @@ def workspace_relpath(path: str) -> str:
 
 
 def escape_name(path: str) -> str:
-    """A file name as text that serialises anywhere: bytes that are not UTF-8 become ``\\xNN``.
+    """A file name as text that serialises anywhere, one text per name: bytes that are not UTF-8 become ``\\xNN``.
 
     ``os`` functions hand such bytes over as lone surrogates (``surrogateescape``); JSON, pydantic and HTTP clients
-    refuse those, so every name a sandbox reports or exports goes through here. Valid UTF-8 names are unchanged.
+    refuse those, so every name a sandbox reports or exports goes through here. A UTF-8 name without a backslash is
+    unchanged; in any other name the backslash itself is escaped too (``\\x5c``), so a name that spells
+    ``\\xff`` in text and one holding the byte 0xFF never meet.
     """
     try:
         path.encode("utf-8")
-        return path
+        if "\\" not in path:
+            return path
     except UnicodeEncodeError:
-        return os.fsencode(path).decode("utf-8", "backslashreplace")
+        pass
+    text = os.fsencode(path).decode("utf-8", "surrogateescape")  # a byte that is not UTF-8: U+DC80..U+DCFF
+    return "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else "\\x5c" if c == "\\" else c
+                   for c in text)
 
 
 def cap_output(text: str, limit: int) -> tuple[str, bool]:

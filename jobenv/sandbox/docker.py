@@ -36,10 +36,10 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from ..errors import FileTooLargeError, SandboxError, SandboxUnavailableError, WorkspacePathError
+from ..errors import FileTooLargeError, SandboxDiedError, SandboxError, SandboxUnavailableError, WorkspacePathError
 from . import _net
 from ._archive import ChunkReader, export_members, tar_tree
-from ._fs import MAX_DEPTH, ExportBudget, write_rejected
+from ._fs import MAX_DEPTH, MAX_ENTRIES, ExportBudget, write_rejected
 from .base import (
     WORKSPACE,
     CommandResult,
@@ -463,7 +463,10 @@ class DockerSandbox(Sandbox):
             raise SandboxError(f"no such file or directory: {abspath}")
         kinds = {"f": "file", "d": "dir", "l": "symlink"}
         entries: list[FileEntry] = []
-        for rec in out.split(b"\0"):
+        records = out.split(b"\0")
+        if len(records) > MAX_ENTRIES + 2:  # the listed directory itself and the empty tail
+            raise SandboxError(f"{abspath} holds more than {MAX_ENTRIES} files and folders: list a folder further down")
+        for rec in records:
             if not rec:
                 continue
             y, size, p = escape_name(rec.decode("utf-8", "surrogateescape")).split(" ", 2)
@@ -483,6 +486,10 @@ class DockerSandbox(Sandbox):
             return await self._call(self._list_blocking, path)
 
     def _export_blocking(self, dest: Path) -> Path:
+        state = self._state["client"].api.inspect_container(self._cid).get("State") or {}
+        if not state.get("Running"):
+            raise SandboxDiedError(f"the container is not running (exit code {state.get('ExitCode')}): its output "
+                                   "folder is gone")
         dest = Path(dest)
         dest.mkdir(parents=True, exist_ok=True)
         budget = ExportBudget(self.limits.workspace_mb << 20)

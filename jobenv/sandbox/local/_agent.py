@@ -12,7 +12,14 @@ Protocol on stdin (host -> controller): ``R`` + 8-byte big-endian length + comma
 kills the running command (every process of the sandbox but PID 1). The controller answers ``ready <pid>`` once,
 then one ``<exit code>`` line per command on the status pipe. After each command, whether it ended or was killed,
 every other process of the sandbox is killed and reaped, so nothing runs between commands.
-Arguments: output fd, status fd, cgroup.procs fds (space separated), rlimits ``name=value,...``, ``iso``/``unsafe``.
+When jobenv runs as root (:mod:`._userns`), the last argument is ``<uid>:<uid>``: PID 1 switches to the first
+before anything else, keeping ``CAP_KILL`` (to end a command of another uid), ``CAP_SETUID``/``CAP_SETGID``/
+``CAP_SETPCAP`` (effective) and nothing more, and each
+command drops the bounding set, the ambient set and every capability by switching to the second uid. PID 1 then
+shares no uid with any command: its ``/proc`` files (owned by the namespace's root while it is non-dumpable),
+``oom_score_adj`` included, are out of a command's reach, and so is signalling it.
+Arguments: output fd, status fd, cgroup.procs fds (space separated), rlimits ``name=value,...``, ``iso``/``unsafe``,
+``<uid>:<uid>`` or empty.
 """
 
 from __future__ import annotations
@@ -26,6 +33,26 @@ out_fd, st_fd, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[5]
 cg_fds = [int(x) for x in sys.argv[3].split()]
 rlimits = [(getattr(resource, 'RLIMIT_' + k), int(v)) for k, v in (p.split('=') for p in sys.argv[4].split(',') if p)]
 iso = mode == 'iso'
+ids = [int(x) for x in sys.argv[6].split(':')] if len(sys.argv) > 6 and sys.argv[6] else []
+START_CAPS = (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8)  # CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SETPCAP
+if ids:
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        class CapHeader(ctypes.Structure):
+            _fields_ = [('version', ctypes.c_uint32), ('pid', ctypes.c_int)]
+        def check(rc, what):
+            if rc != 0:
+                raise OSError(ctypes.get_errno(), what)
+        check(libc.prctl(8, 1, 0, 0, 0), 'PR_SET_KEEPCAPS')
+        os.setgroups([])
+        os.setresgid(ids[0], ids[0], ids[0])
+        os.setresuid(ids[0], ids[0], ids[0])
+        caps = (ctypes.c_uint32 * 6)(START_CAPS, START_CAPS, 0, 0, 0, 0)  # effective, permitted, inheritable (x2)
+        check(libc.capset(ctypes.byref(CapHeader(0x20080522, 0)), caps), 'capset')
+        check(libc.prctl(47, 4, 0, 0, 0), 'PR_CAP_AMBIENT_CLEAR_ALL')
+    except Exception:
+        os._exit(4)  # never run a command as the namespace's root: the host sees a dead sandbox
 # 'ready' first: the host stages the task files meanwhile, and it sends no command before start() has returned
 os.write(st_fd, b'ready %d\n' % os.getpid())
 try:
@@ -99,11 +126,21 @@ def child(cmd):
                 resource.setrlimit(res, (value, value))
             except (OSError, ValueError):
                 pass
+        if ids:
+            libc.prctl(4, 1, 0, 0, 0)  # dumpable for a moment: /proc/self must be ours to write oom_score_adj
         try:
             with open('/proc/self/oom_score_adj', 'w') as f:
                 f.write('1000')
         except OSError:
             pass
+        if ids:
+            for cap in range(64):
+                libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP (EINVAL past the last capability)
+            if libc.prctl(8, 0, 0, 0, 0) != 0 or libc.prctl(47, 4, 0, 0, 0) != 0:
+                os._exit(126)
+            os.setgroups([])
+            os.setresgid(ids[1], ids[1], ids[1])
+            os.setresuid(ids[1], ids[1], ids[1])  # all capabilities go with the last root-like uid
         os.chdir(ws)
         os.execv('/bin/bash', [b'bash', b'-c', cmd])
     finally:

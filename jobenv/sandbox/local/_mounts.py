@@ -31,7 +31,7 @@ from ...errors import SandboxError
 from ..gc import host_tempdir
 
 __all__ = [
-    "etc_snapshot", "remove_etc_snapshot", "python_dirs", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible",
+    "parents_to_make", "etc_snapshot", "remove_etc_snapshot", "python_dirs", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible",
 ]
 
 _ETC = [
@@ -117,6 +117,22 @@ def python_dirs() -> list[str]:
         dirs.add(os.path.dirname(os.path.dirname(exe)))
     # a prefix that is /usr (system python) is already mounted
     return sorted(d for d in dirs if d and d != "/" and not (d == "/usr" or d.startswith("/usr/")))
+
+
+_OWN_MOUNTS = ("/tmp", "/dev", "/proc", "/etc", "/workspace")
+
+
+def parents_to_make(path: str) -> list[str]:
+    """The ancestors of a bound directory that the sandbox must make itself (outermost first), leaving out ``/``,
+    ``/usr`` and the mounts the sandbox makes on its own."""
+    out: list[str] = []
+    parent = os.path.dirname(path.rstrip("/"))
+    while parent not in ("", "/"):
+        if parent in _OWN_MOUNTS or parent == "/usr" or parent.startswith("/usr/"):
+            break
+        out.append(parent)
+        parent = os.path.dirname(parent)
+    return out[::-1]
 
 
 def mount_sources() -> list[tuple[str, str]]:
