@@ -79,6 +79,11 @@ class SandboxLimits(BaseModel):
     network_deny: list[str] = Field(
         default_factory=list, description='with "web": addresses, CIDR blocks or host names that stay unreachable'
     )
+    unsafe_unbounded_memory: bool = Field(
+        default=False,
+        description="start a local sandbox even where no memory cgroup can bound it (then only per-process "
+                    "rlimits apply, which shared memory escapes); off by default: such a start is refused",
+    )
 
     @field_validator("network", mode="before")
     @classmethod

@@ -332,6 +332,8 @@ class DockerSandbox(Sandbox):
         except SandboxError:
             raise
         except Exception as exc:
+            if "is not running" in str(exc):
+                raise SandboxDiedError(f"the sandbox died (its container stopped): {exc}") from None
             raise SandboxError(f"docker exec failed: {exc}") from None
         finally:
             backstop.cancel()

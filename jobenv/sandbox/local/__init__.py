@@ -60,7 +60,7 @@ from ..base import WORKSPACE, CommandResult, FileEntry, OutputCapture, Sandbox, 
 from ..gc import host_tempdir
 from . import _mounts
 from ._agent import CONTROLLER
-from ._cgroups import SANDBOX_PREFIX, gc_local, setup_cgroups
+from ._cgroups import SANDBOX_PREFIX, gc_local, memory_unbounded_message, setup_cgroups
 from ._mounts import remove_etc_snapshot
 from ._seccomp import program as seccomp_program
 from ._spawn import spawner, unavailable_error, verify_started
@@ -230,13 +230,18 @@ class LocalSandbox(Sandbox):
 
     def _spawn(self, st: dict[str, Any]) -> tuple[subprocess.Popen[bytes], list[str], tuple[int, int, int]]:
         hidden = _mounts.host_only_paths()
+        userns = shared_userns()
+        cg_dirs, cg_fds = setup_cgroups(self.sandbox_id, self.limits)
+        st["cgroups"] = cg_dirs
+        bounded = any("/memory/" in d for d in cg_dirs)
+        if not bounded and not self.limits.unsafe_unbounded_memory:
+            for fd in cg_fds:
+                os.close(fd)
+            raise SandboxUnavailableError(memory_unbounded_message())
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
         st_r, st_w = os.pipe2(os.O_CLOEXEC)
         info_r, info_w = os.pipe2(os.O_CLOEXEC)
         st["fds"] += [out_r, st_r, info_r]
-        cg_dirs, cg_fds = setup_cgroups(self.sandbox_id, self.limits)
-        st["cgroups"] = cg_dirs
-        userns = shared_userns()
         ids = ""
         if userns is not None:
             ctl, cmd = sandbox_ids(self._number)
@@ -252,7 +257,7 @@ class LocalSandbox(Sandbox):
             extra.append(sc_r)
         args = self._bwrap_args(info_w, sc_r, userns) + [
             sys.executable, "-I", "-S", "-c", CONTROLLER, str(out_w), str(st_w),
-            " ".join(map(str, cg_fds)), self._rlimits(with_as=not any("/memory/" in d for d in cg_dirs)), "iso", ids,
+            " ".join(map(str, cg_fds)), self._rlimits(with_as=not bounded), "iso", ids,
         ]
         try:
             proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -366,13 +371,20 @@ class LocalSandbox(Sandbox):
     def _check_running(self) -> None:
         if not self._started:
             raise SandboxError("sandbox not started: call `await sandbox.start(task_folder)` first")
+        if self._state.get("died"):
+            raise SandboxDiedError(self._state["died"])
         if self._state["closed"]:
             raise SandboxError("sandbox is closed")
         proc = self._state.get("proc")
         if proc is not None and proc.poll() is not None:
             # bwrap exits when the sandbox's PID 1 dies; never touch /proc/<pid> paths of a dead sandbox
-            teardown(self._state)
-            raise SandboxDiedError(f"the sandbox died (bwrap exited with {proc.returncode}); start a new one")
+            raise self._died(f"the sandbox died (bwrap exited with {proc.returncode}); start a new one")
+
+    def _died(self, message: str) -> SandboxDiedError:
+        """Free a sandbox whose PID 1 is gone; every later call raises the same SandboxDiedError."""
+        self._state["died"] = message
+        teardown(self._state)
+        return SandboxDiedError(message)
 
     async def _read_line(self, fd: int, timeout: float) -> str:
         loop = asyncio.get_running_loop()
@@ -466,7 +478,7 @@ class LocalSandbox(Sandbox):
                 self._stdin.write(b"R" + len(data).to_bytes(8, "big") + data)
                 self._stdin.flush()
             except OSError as exc:
-                raise SandboxDiedError(f"the sandbox is gone (cannot send the command: {exc.strerror})") from None
+                raise self._died(f"the sandbox is gone (cannot send the command: {exc.strerror})") from None
             try:
                 finished, _ = await asyncio.wait({done}, timeout=t)
             except asyncio.CancelledError:
@@ -498,8 +510,7 @@ class LocalSandbox(Sandbox):
                 break
             cap.add(chunk)
         if not status.strip().lstrip("-").isdigit():
-            teardown(self._state)
-            raise SandboxDiedError("the sandbox died (its agent process exited); start a new one")
+            raise self._died("the sandbox died (its agent process exited); start a new one")
         rc = int(status)
         text, truncated = cap.text()
         if timed_out:

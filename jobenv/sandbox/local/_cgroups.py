@@ -13,7 +13,7 @@ from ..base import SandboxLimits
 from ..gc import owner_alive
 
 __all__ = ["CGROUP_ROOT", "SANDBOX_PREFIX", "own_cgroup_paths", "setup_cgroups", "rmdir_quiet", "cgroup_parents",
-           "gc_local"]
+           "gc_local", "memory_unbounded_message"]
 
 SANDBOX_PREFIX = "jobenv-"  # of every sandbox id, and so of its cgroup directories
 
@@ -77,6 +77,15 @@ def setup_cgroups(name: str, limits: SandboxLimits) -> tuple[list[str], list[int
             continue
         dirs.append(d)
     return dirs, fds
+
+
+def memory_unbounded_message() -> str:
+    """Why a local sandbox was refused for want of a memory cgroup, and the explicit way past it."""
+    who = "jobenv is not running as root" if os.geteuid() != 0 else "this host has no cgroup-v1 memory controller"
+    return (f"refusing to start a local sandbox without a memory bound: {who}, so no per-sandbox memory cgroup can "
+            "be made, and per-process limits do not bound shared memory. Run jobenv as root on a cgroup-v1 host, "
+            "use sandbox='docker', or accept an unbounded sandbox explicitly with "
+            "SandboxLimits(unsafe_unbounded_memory=True).")
 
 
 def rmdir_quiet(d: str) -> bool:
