@@ -32,10 +32,15 @@ class Options:
     protocol: str
     split: str
     max_sessions: int
+    api_key: str | None = None
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--host", default="0.0.0.0", help="interface to listen on")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="interface to listen on (default 127.0.0.1; 0.0.0.0 for every interface, then set --api-key)")
+    p.add_argument("--api-key", default=None,
+                   help="the key every request must carry as X-API-Key (default: $JOBENV_SERVE_API_KEY, else none; "
+                        "at least 8 characters)")
     p.add_argument("--port", type=port, default=8080, help="TCP port")
     p.add_argument("--envs", default=None,
                    help="hosted classes in order, e.g. sample,jobbench (default: $JOBENV_SERVE_ENVS, else every "
@@ -60,7 +65,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--split", choices=["main", "easy", "all", "train", "sample"], default="sample",
                    help="openenv: the split a reset without split= uses")
     p.add_argument("--max-sessions", type=positive_int, default=64,
-                   help="openenv: concurrent sessions (each holds a sandbox)")
+                   help="sessions open at once (each holds a sandbox); a create past it is refused")
 
 
 def run(opts: Options) -> int:
@@ -88,7 +93,7 @@ def run(opts: Options) -> int:
             envs=[e for e in opts.envs.split(",") if e.strip()] if opts.envs else None,
             sandbox=opts.sandbox, sandbox_image=opts.sandbox_image, judge=opts.judge, scoring=opts.scoring,
             max_steps=opts.max_steps, time_limit_s=opts.time_limit, on_truncate=opts.on_truncate,
-            idle_timeout_s=opts.idle_timeout,
+            idle_timeout_s=opts.idle_timeout, max_sessions=opts.max_sessions, api_key=opts.api_key,
         )
         return serve(config, host=opts.host, port=opts.port)
     finally:

@@ -29,6 +29,7 @@ __all__ = [
     "JUDGE_ENV_VAR",
     "ENVS_ENV_VAR",
     "IDLE_ENV_VAR",
+    "API_KEY_ENV_VAR",
 ]
 
 SANDBOX_ENV_VAR = "JOBENV_SANDBOX"
@@ -39,6 +40,8 @@ ENVS_ENV_VAR = "JOBENV_SERVE_ENVS"
 """Comma-separated hosted classes in order, e.g. ``jobbench,sample``; the first is the default route."""
 IDLE_ENV_VAR = "JOBENV_SERVE_IDLE_TIMEOUT"
 """Seconds without a tool call after which a session's sandbox is closed (default 600)."""
+API_KEY_ENV_VAR = "JOBENV_SERVE_API_KEY"
+"""The key every request must carry (``X-API-Key`` or ``Authorization: Bearer``); unset: no key is asked."""
 
 
 @dataclass(frozen=True)
@@ -111,13 +114,15 @@ class ServeConfig(BaseModel):
     time_limit_s: float | None = Field(default=None, gt=0)
     on_truncate: Literal["zero", "grade"] = "zero"
     idle_timeout_s: float = Field(default=600.0, gt=0)
+    max_sessions: int = Field(default=64, ge=1)  # sandboxes open at once; a create past it is refused (HTTP 503)
+    api_key: str | None = Field(default=None, min_length=8, repr=False)
     sandbox_options: dict[str, Any] = Field(default_factory=dict)
     judge_options: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
     def from_env(cls, **overrides: Any) -> ServeConfig:
-        """Defaults from ``$JOBENV_SANDBOX``, ``$JOBENV_SERVE_JUDGE``, ``$JOBENV_SERVE_ENVS`` and
-        ``$JOBENV_SERVE_IDLE_TIMEOUT``; ``overrides`` that are not None win. Raises pydantic's ValidationError
+        """Defaults from ``$JOBENV_SANDBOX``, ``$JOBENV_SERVE_JUDGE``, ``$JOBENV_SERVE_ENVS``,
+        ``$JOBENV_SERVE_IDLE_TIMEOUT`` and ``$JOBENV_SERVE_API_KEY``; ``overrides`` that are not None win. Raises pydantic's ValidationError
         (a ValueError) for a bad value."""
         values: dict[str, Any] = {}
         if os.environ.get(SANDBOX_ENV_VAR):
@@ -128,6 +133,8 @@ class ServeConfig(BaseModel):
             values["envs"] = [e for e in os.environ[ENVS_ENV_VAR].split(",") if e.strip()]
         if os.environ.get(IDLE_ENV_VAR):
             values["idle_timeout_s"] = os.environ[IDLE_ENV_VAR]
+        if os.environ.get(API_KEY_ENV_VAR):
+            values["api_key"] = os.environ[API_KEY_ENV_VAR]
         values.update({k: v for k, v in overrides.items() if v is not None})
         try:
             return cls(**values)

@@ -7,6 +7,7 @@ answers the open-sandbox count and the limits in force; every sandbox opened or 
 
 from __future__ import annotations
 
+import hmac
 import json
 from typing import Any
 
@@ -26,6 +27,42 @@ def configured_classes(runtime: Runtime) -> list[type]:
         out.append(type(base.__name__, (base,), {"runtime": runtime, "__doc__": base.__doc__,
                                                  "__module__": base.__module__}))
     return out
+
+
+async def _refuse(send: Any, status: int, detail: str) -> None:
+    payload = json.dumps({"detail": detail}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
+    await send({"type": "http.response.body", "body": payload})
+
+
+class _Guard:
+    """ASGI middleware: the API key (when one is set) on every request but ``/health``, and the session cap on
+    creates."""
+
+    def __init__(self, app: Any, runtime: Runtime) -> None:
+        self.app = app
+        self.runtime = runtime
+
+    def _authorised(self, scope: dict[str, Any]) -> bool:
+        key = self.runtime.config.api_key
+        if not key:
+            return True
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        given = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ").strip()
+        return hmac.compare_digest(given.encode(), key.encode())
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") == "http":
+            if scope.get("path") != "/health" and not self._authorised(scope):
+                await _refuse(send, 401, "this server needs its API key (X-API-Key or Authorization: Bearer)")
+                return
+            cap = self.runtime.config.max_sessions
+            if (scope.get("method") == "POST" and scope.get("path", "").endswith("/create")
+                    and self.runtime.open_sandboxes >= cap):
+                await _refuse(send, 503, f"the server holds its maximum of {cap} open sessions; retry later")
+                return
+        await self.app(scope, receive, send)
 
 
 class _OwnToolsOnly:
@@ -50,12 +87,9 @@ class _OwnToolsOnly:
         except (ValueError, AttributeError):
             toolset = None
         if toolset:
-            detail = (f"toolset {toolset!r} is not served here: jobenv sessions use jobenv's own tools only "
-                      "(bash, read, write, edit, multi_edit, glob, grep, ls, todo_write, submit)")
-            payload = json.dumps({"detail": detail}).encode()
-            await send({"type": "http.response.start", "status": 400,
-                        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
-            await send({"type": "http.response.body", "body": payload})
+            await _refuse(send, 400, f"toolset {toolset!r} is not served here: jobenv sessions use jobenv's own "
+                                     "tools only (bash, read, write, edit, multi_edit, glob, grep, ls, todo_write, "
+                                     "submit)")
             return
         replayed = False
 
@@ -87,19 +121,24 @@ def make_server(config: ServeConfig | None = None, *, quiet: bool = False, **ove
 
     server.app.add_api_route("/{env_name}/status", status, methods=["GET"])
     server.app.add_middleware(_OwnToolsOnly)
+    server.app.add_middleware(_Guard, runtime=runtime)  # outermost: the key is checked before anything else
     server.jobenv_runtime = runtime
     return server
 
 
-def serve(config: ServeConfig, *, host: str = "0.0.0.0", port: int = 8080) -> int:
+def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8080) -> int:
     """Host until interrupted (``jobenv serve``). Configuration problems raise JobenvError before listening."""
     server = make_server(config)
+    if host not in ("127.0.0.1", "localhost", "::1") and not config.api_key:
+        log(f"WARNING: listening on {host} without an API key: anyone who reaches this port can run commands in "
+            "sandboxes (set --api-key or $JOBENV_SERVE_API_KEY)")
     rt: Runtime = server.jobenv_runtime
     routes = ", ".join(f"/{r} ({', '.join(s)})" for r, s in rt.routes.items())
     limits = f"max_steps {rt.rules.max_steps}, time_limit {rt.rules.time_limit_s or 'none'}"
     image = f" image {config.sandbox_image}" if config.sandbox_image else ""
     log(f"http://{host}:{port} serving {routes}; sandbox {config.sandbox}{image}, judge {config.judge}, "
         f"scoring {config.scoring}, {limits}, on_truncate {config.on_truncate}, "
-        f"idle timeout {config.idle_timeout_s:g} s")
+        f"idle timeout {config.idle_timeout_s:g} s, at most {config.max_sessions} sessions, "
+        f"API key {'required' if config.api_key else 'not required'}")
     server.run(host=host, port=port)
     return 0

@@ -123,7 +123,7 @@ def test_bad_value_in_a_subprocess_is_one_line_without_traceback(tmp_path: Path)
 def test_options_are_typed_values_not_a_namespace() -> None:
     ns = build_parser().parse_args(["serve", "--port", "9001"])
     opts = options_for("serve", ns)
-    assert dataclasses.is_dataclass(opts) and opts.port == 9001 and opts.host == "0.0.0.0"
+    assert dataclasses.is_dataclass(opts) and opts.port == 9001 and opts.host == "127.0.0.1"
     with pytest.raises(dataclasses.FrozenInstanceError):
         opts.port = 1  # type: ignore[misc]
 

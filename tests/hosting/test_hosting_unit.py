@@ -163,7 +163,7 @@ def test_serve_parser_defaults() -> None:
     from jobenv.cli import build_parser
 
     args = build_parser().parse_args(["serve"])
-    assert (args.host, args.port, args.sandbox, args.max_steps, args.scoring) == ("0.0.0.0", 8080, None, 100, "strict")
+    assert (args.host, args.port, args.sandbox, args.max_steps, args.scoring) == ("127.0.0.1", 8080, None, 100, "strict")
     args = build_parser().parse_args(["serve", "--host", "127.0.0.1", "--port", "9001", "--sandbox", "docker",
                                       "--sandbox-image", "img:1", "--judge", "checks", "--time-limit", "60",
                                       "--idle-timeout", "30"])
