@@ -24,9 +24,10 @@ Rules that decide scores:
 * A criterion a deliverable with no right fact could pass - a prohibition (absent text, ``not``, ``ids``
   with ``present="none"``, a zero row count) or structure only (``file_exists``, ``columns``) - is credited
   only when each deliverable it reads exists and carries substance: some check of the task with a definite
-  answer (a number, a cell, a field other than ``mentions``, ids present, a row count) passes on that same
-  file (or, with none defined, the file has at least 25 words). Placeholders with the right names and
-  headers, or with guessed keywords, earn nothing.
+  answer (a number, a cell, a field other than ``mentions``, ids present, a row count the instructions do not
+  state) passes on that same file (or, with none defined, the file has at least 25 words that are not
+  placeholders such as ``TBD``). Placeholders with the right names, headers and row count, or with guessed
+  keywords, earn nothing.
 
 Failure behaviour: evaluating a check never raises. A deliverable that cannot be read makes the criterion
 fail with the reason as evidence; a task with criteria needing the LLM is a grading *error* here.
@@ -316,30 +317,48 @@ def needs_substance(check: Any) -> bool:
     return all(isinstance(leaf, (FileExistsCheck, ColumnsCheck)) or is_prohibition(leaf) for leaf in leaves)
 
 
-def _positive_leaf(leaf: Any) -> bool:
+def _positive_leaf(leaf: Any, stated: frozenset[int] = frozenset()) -> bool:
     """A check with a definite right answer (substance): a keyword (``text``, a ``mentions`` field) is not one,
-    since it can be guessed without any work."""
+    since it can be guessed without any work; nor is a plain row count the task's own text states (``stated``:
+    the whole numbers of its instructions), which placeholder rows meet."""
     if isinstance(leaf, FieldCheck):
         return leaf.mentions is None
     if isinstance(leaf, (NumberCheck, CellCheck)):
         return True
     if isinstance(leaf, IdsCheck):
         return leaf.present == "all"
-    return isinstance(leaf, RowCountCheck) and leaf.count > 0
+    if isinstance(leaf, RowCountCheck):
+        return leaf.count > 0 and not (leaf.where is None and leaf.count in stated)
+    return False
+
+
+_PLACEHOLDER_WORD = re.compile(r"^(?:tbd|tbc|todo|tba|n/?a|pending|placeholder|x+|\?+|-+|\.{3}|…|lorem|ipsum|"
+                               r"fill(?:\s*in)?|unknown|\[.*\]|<.*>)[.,;:]?$", re.I)
 
 
 def _substance(rel: str, positives: list[Any], ctx: CheckContext) -> bool:
+    """Whether deliverable ``rel`` carries a right fact: a positive check on it passes; with none defined for it,
+    at least 25 words that are not placeholders (``TBD``, ``N/A``, ``...``) and twice as many as those that are."""
     mine = [leaf for leaf in positives if ctx.resolve(leaf)[0] == rel]
     if not mine:
-        return len(ctx.flat(rel).split()) >= _SUBSTANCE_WORDS
+        words = ctx.flat(rel).replace(",", " ").split()
+        real = [w for w in words if not _PLACEHOLDER_WORD.match(w)]
+        return len(real) >= _SUBSTANCE_WORDS and len(real) >= 2 * (len(words) - len(real))
     return any(evaluate_check(leaf, ctx)[0] for leaf in mine)
 
 
-def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction | Path) -> list[list[Verdict | None]]:
+def stated_numbers(text: str) -> frozenset[int]:
+    """The whole numbers a task's instructions state (``20`` in "list the 20 providers")."""
+    return frozenset(int(m) for m in re.findall(r"(?<![\d.])\d{1,6}(?![\d.])", text or ""))
+
+
+def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction | Path, *,
+                     instructions: str = "") -> list[list[Verdict | None]]:
     """Per rubric, per criterion: (passed, evidence), or None where the criterion needs the LLM judge.
 
     ``rubrics`` are :class:`jobenv.tasks.Rubric` models (a rubric without checks gives None for every
-    criterion); ``source`` an output directory, its extraction or a context. Never raises for a bad
+    criterion); ``source`` an output directory, its extraction or a context; ``instructions`` the task's text
+    (a row count it states is no proof of work). Never raises for a bad
     deliverable. This is the one evaluator of check definitions (judges and the generator's gate).
     """
     if isinstance(source, CheckContext):
@@ -348,7 +367,9 @@ def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction |
         ctx = CheckContext(source)
     else:
         ctx = CheckContext(extraction_service().extract_output_sync(Path(source), with_images=False))
-    positives = [leaf for r in rubrics for c in (r.checks or []) for leaf in check_leaves(c) if _positive_leaf(leaf)]
+    stated = stated_numbers(instructions)
+    positives = [leaf for r in rubrics for c in (r.checks or []) for leaf in check_leaves(c)
+                 if _positive_leaf(leaf, stated)]
     out: list[list[Verdict | None]] = []
     for r in rubrics:
         row: list[Verdict | None] = []
@@ -435,7 +456,8 @@ class ChecksJudge(Judge):
                 return rejected_report(task, ex, self.kind, None, self.mode, t0)
             if ex.empty:
                 return empty_output_report(task, self.kind, None, self.mode, t0)
-            results = check_results(task, evaluate_rubrics(task.rubrics, CheckContext(ex)))
+            results = check_results(task, evaluate_rubrics(task.rubrics, CheckContext(ex),
+                                                           instructions=getattr(task, "instructions", "") or ""))
             return build_report(task, results, judge_kind=self.kind, judge_model=None, mode=self.mode,
                                 latency_s=time.perf_counter() - t0)
         except Exception as exc:  # fail-closed: never a score from a crashed grader
