@@ -158,13 +158,15 @@ def plain(value: Any) -> Any:
 
 # ---------------------------------------------------------------------------------------------- LibreOffice
 
-# A profile that recalculates OOXML and ODF documents on load ("always"), so stale caches are replaced.
+# A profile that recalculates OOXML and ODF documents on load ("always"), so stale caches are replaced, runs no
+# macros and never updates links to other files.
 _PROFILE_XCU = """<?xml version="1.0" encoding="UTF-8"?>
 <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema"
  xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 <item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
 <item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="ODFRecalcMode" oor:op="fuse"><value>0</value></prop></item>
 <item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="MacroSecurityLevel" oor:op="fuse"><value>3</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Content/Update"><prop oor:name="Link" oor:op="fuse"><value>2</value></prop></item>
 </oor:items>
 """
 _lo_version: str | None = None

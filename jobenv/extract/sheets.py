@@ -150,7 +150,8 @@ def _read(path: Path) -> _Book:
     with zipfile.ZipFile(path) as zf:
         names = zf.namelist()
         formulas_inside = _has_formulas(zf)
-    external = any(n.startswith("xl/externalLinks/") for n in names)
+    # links to other workbooks, data connections and web queries: all read outside the file
+    external = any(n.startswith(("xl/externalLinks/", "xl/queryTables/")) or n == "xl/connections.xml" for n in names)
     macros = any(n.lower().endswith("vbaproject.bin") for n in names)
     tmp = tempfile.mkdtemp(prefix="jobenv-xlsx-")
     wb_f = wb_v = None
