@@ -185,7 +185,7 @@ class LocalSandbox(Sandbox):
 
     def _env(self, ws: str) -> dict[str, str]:
         # this interpreter's bin dir first: `python3` inside is the jobenv environment (with its packages)
-        return {"PATH": f"{os.path.dirname(sys.executable)}:{_PATH}", "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp",
+        return {"PATH": f"{os.path.dirname(_mounts.interpreter())}:{_PATH}", "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp",
                 "SHELL": "/bin/bash", "USER": "root", "TERM": "dumb", "PYTHONDONTWRITEBYTECODE": "1",
                 "MPLBACKEND": "Agg", "WORKSPACE": ws}
 
@@ -256,7 +256,7 @@ class LocalSandbox(Sandbox):
             os.close(sc_w)
             extra.append(sc_r)
         args = self._bwrap_args(info_w, sc_r, userns) + [
-            sys.executable, "-I", "-S", "-c", CONTROLLER, str(out_w), str(st_w),
+            _mounts.interpreter(), "-I", "-S", "-c", CONTROLLER, str(out_w), str(st_w),
             " ".join(map(str, cg_fds)), self._rlimits(with_as=not bounded), "iso", ids,
         ]
         try:
@@ -336,7 +336,7 @@ class LocalSandbox(Sandbox):
         env["HOME"] = ws
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", CONTROLLER, str(out_w), str(st_w), "",
+                [_mounts.interpreter(), "-I", "-S", "-c", CONTROLLER, str(out_w), str(st_w), "",
                  self._rlimits(with_as=True), "unsafe", ""],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 pass_fds=[out_w, st_w], env=env, cwd=ws, start_new_session=True,

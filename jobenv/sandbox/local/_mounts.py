@@ -31,7 +31,7 @@ from ...errors import SandboxError
 from ..gc import host_tempdir
 
 __all__ = [
-    "parents_to_make", "etc_snapshot", "remove_etc_snapshot", "python_dirs", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible",
+    "interpreter", "parents_to_make", "etc_snapshot", "remove_etc_snapshot", "python_dirs", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible",
 ]
 
 _ETC = [
@@ -109,10 +109,18 @@ def _etc_snapshot() -> str:
     return d
 
 
+def interpreter() -> str:
+    """This interpreter's path as a sandbox can use it: absolute and without ``..`` (``cd runs && ../.venv/bin/python``
+    gives ``/x/runs/../.venv/bin/python``, whose ``runs`` does not exist inside), symlinks kept (a venv is found
+    through its own ``bin/python``)."""
+    return os.path.normpath(os.path.abspath(sys.executable))
+
+
 def python_dirs() -> list[str]:
     """Directories that make this interpreter (and its installed packages) work inside the sandbox."""
-    dirs = {os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix), sys.prefix, sys.base_prefix}
-    exe = os.path.realpath(sys.executable)
+    prefix, base = os.path.normpath(sys.prefix), os.path.normpath(sys.base_prefix)
+    dirs = {os.path.realpath(prefix), os.path.realpath(base), prefix, base}
+    exe = os.path.realpath(interpreter())
     if not any(exe.startswith(d.rstrip("/") + "/") for d in dirs):
         dirs.add(os.path.dirname(os.path.dirname(exe)))
     # a prefix that is /usr (system python) is already mounted
