@@ -304,15 +304,19 @@ def __getattr__(name: str) -> Any:
 
 def cli_serve_openenv(host: str, port: int, *, sandbox: str | None = None, sandbox_image: str | None = None,
                       judge: str | None = None, rules: Any = None, default_split: str = DEFAULT_SPLIT,
-                      max_sessions: int = 64) -> int:
+                      max_sessions: int = 64, api_key: str | None = None) -> int:
     """``jobenv serve --protocol openenv``: serve until interrupted; sessions and temp folders are removed on the way
-    out. Configuration problems raise JobenvError before the server listens."""
+    out. With ``api_key``, every request but ``/health`` must carry it (HTTP 401 otherwise). Configuration problems
+    raise JobenvError before the server listens."""
     import sys
 
     import uvicorn
 
+    from .hosting.server import RequireApiKey
+
     app = create_openenv_app(sandbox=sandbox, sandbox_image=sandbox_image, judge=judge, rules=rules,
                              default_split=default_split, max_sessions=max_sessions)
+    app.add_middleware(RequireApiKey, api_key=api_key)
     print(f"jobenv serve: OpenEnv on http://{host}:{port} (default split {default_split}, up to {max_sessions} "
           f"sessions)", file=sys.stderr, flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")

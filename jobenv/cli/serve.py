@@ -6,6 +6,7 @@ Stopping the server (Ctrl-C or SIGTERM) closes the open sessions and removes the
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass
 
 from ._common import JUDGE_CHOICES, SANDBOX_CHOICES, SCORING_CHOICES, port, positive_float, positive_int
@@ -85,7 +86,8 @@ def run(opts: Options) -> int:
                                  on_truncate=opts.on_truncate, scoring=opts.scoring)  # type: ignore[arg-type]
             return cli_serve_openenv(opts.host, opts.port, sandbox=opts.sandbox, sandbox_image=opts.sandbox_image,
                                      judge=opts.judge, rules=rules, default_split=opts.split,
-                                     max_sessions=opts.max_sessions)
+                                     max_sessions=opts.max_sessions,
+                                     api_key=opts.api_key or os.environ.get("JOBENV_SERVE_API_KEY") or None)
         require("hosting", "jobenv serve")
         from ..hosting import ServeConfig, serve
 

@@ -14,7 +14,7 @@ from typing import Any
 from .config import ServeConfig
 from .runtime import Runtime, log
 
-__all__ = ["make_server", "serve", "configured_classes"]
+__all__ = ["make_server", "serve", "configured_classes", "RequireApiKey"]
 
 
 def configured_classes(runtime: Runtime) -> list[type]:
@@ -36,27 +36,38 @@ async def _refuse(send: Any, status: int, detail: str) -> None:
     await send({"type": "http.response.body", "body": payload})
 
 
-class _Guard:
-    """ASGI middleware: the API key (when one is set) on every request but ``/health``, and the session cap on
-    creates."""
+class RequireApiKey:
+    """ASGI middleware: with a key set, every HTTP request but ``/health`` must carry it as ``X-API-Key`` (what the
+    openreward client sends) or ``Authorization: Bearer``; else HTTP 401. Used by both of ``jobenv serve``'s
+    protocols."""
+
+    def __init__(self, app: Any, api_key: str | None) -> None:
+        self.app = app
+        self.api_key = api_key
+
+    def _authorised(self, scope: dict[str, Any]) -> bool:
+        if not self.api_key or scope.get("type") != "http" or scope.get("path") == "/health":
+            return True
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        given = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ").strip()
+        return hmac.compare_digest(given.encode(), self.api_key.encode())
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if not self._authorised(scope):
+            await _refuse(send, 401, "this server needs its API key (X-API-Key or Authorization: Bearer)")
+            return
+        await self.app(scope, receive, send)
+
+
+class _SessionCap:
+    """ASGI middleware: a create while ``max_sessions`` sandboxes are open is refused (HTTP 503)."""
 
     def __init__(self, app: Any, runtime: Runtime) -> None:
         self.app = app
         self.runtime = runtime
 
-    def _authorised(self, scope: dict[str, Any]) -> bool:
-        key = self.runtime.config.api_key
-        if not key:
-            return True
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        given = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ").strip()
-        return hmac.compare_digest(given.encode(), key.encode())
-
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope.get("type") == "http":
-            if scope.get("path") != "/health" and not self._authorised(scope):
-                await _refuse(send, 401, "this server needs its API key (X-API-Key or Authorization: Bearer)")
-                return
             cap = self.runtime.config.max_sessions
             if (scope.get("method") == "POST" and scope.get("path", "").endswith("/create")
                     and self.runtime.open_sandboxes >= cap):
@@ -121,7 +132,8 @@ def make_server(config: ServeConfig | None = None, *, quiet: bool = False, **ove
 
     server.app.add_api_route("/{env_name}/status", status, methods=["GET"])
     server.app.add_middleware(_OwnToolsOnly)
-    server.app.add_middleware(_Guard, runtime=runtime)  # outermost: the key is checked before anything else
+    server.app.add_middleware(_SessionCap, runtime=runtime)
+    server.app.add_middleware(RequireApiKey, api_key=runtime.config.api_key)  # outermost: the key comes first
     server.jobenv_runtime = runtime
     return server
 
