@@ -45,6 +45,7 @@ import asyncio
 import itertools
 import json
 import os
+import platform
 import secrets
 import subprocess
 import sys
@@ -249,6 +250,9 @@ class LocalSandbox(Sandbox):
             ids = f"{ctl}:{cmd}"
         extra: list[int] = [] if userns is None else [userns]
         filt = seccomp_program()
+        if filt is None:
+            warnings.warn(f"jobenv has no seccomp table for {platform.machine()}: this sandbox runs without its "
+                          "system-call filter", RuntimeWarning, stacklevel=2)
         sc_r = sc_w = None
         if filt is not None:
             sc_r, sc_w = os.pipe2(os.O_CLOEXEC)

@@ -8,7 +8,7 @@ access, mounts and the new mount API, kernel modules, ``kexec``, ``bpf``, ``perf
 whose flags the filter can read. Calls of another ABI (x32, i386 on x86-64) answer ``ENOSYS`` too.
 
 The program is plain classic BPF, built here from syscall numbers of x86-64 and aarch64; on another architecture
-:func:`program` returns None and the sandbox says so in its description (no silent claim of a filter).
+:func:`program` returns None and every sandbox start warns that it runs without the filter (never a silent claim).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import functools
 import platform
 import struct
 
-__all__ = ["program", "DENIED", "architecture_supported"]
+__all__ = ["program", "DENIED", "architecture_supported", "AUDIT_ARCH", "SYSCALLS"]
 
 DENIED = (
     "add_key", "request_key", "keyctl",
@@ -60,6 +60,8 @@ _AARCH64 = {
 }
 # machine -> (AUDIT_ARCH value, syscall table, first number of a foreign ABI sharing the arch value or None)
 _ARCHES = {"x86_64": (0xC000003E, _X86_64, 0x40000000), "aarch64": (0xC00000B7, _AARCH64, None)}
+AUDIT_ARCH = {m: a[0] for m, a in _ARCHES.items()}
+SYSCALLS = {m: a[1] for m, a in _ARCHES.items()}
 _CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 | 0x80
 
 _LD_W_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
@@ -73,11 +75,11 @@ def architecture_supported() -> bool:
     return platform.machine() in _ARCHES
 
 
-@functools.lru_cache(maxsize=1)
-def program() -> bytes | None:
-    """The filter as an array of ``struct sock_filter`` (what ``bwrap --seccomp FD`` reads), or None when this
-    machine's architecture has no table here."""
-    arch = _ARCHES.get(platform.machine())
+@functools.lru_cache(maxsize=4)
+def program(machine: str | None = None) -> bytes | None:
+    """The filter as an array of ``struct sock_filter`` (what ``bwrap --seccomp FD`` reads) for ``machine``
+    (default: this one), or None when that architecture has no table here."""
+    arch = _ARCHES.get(machine or platform.machine())
     if arch is None:
         return None
     audit_arch, table, foreign_abi = arch
