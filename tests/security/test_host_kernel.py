@@ -247,3 +247,38 @@ def test_as_a_normal_user_on_a_wheel_install(jobenv_wheel: Path, task_dir: Path)
     assert "Seccomp:\t2" in probe_out and "WROTE" not in probe_out and "unshare-refused" in probe_out, probe_out
     assert "rc=-1 errno=1" in probe_out and "Summarise sales.csv" in probe_out, probe_out
     assert out["append"] == "from the tool\nappended\n"
+
+
+SHM_FILL = r"""python3 - <<'PY'
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+for i in range(12):  # 12 x 64 MiB of detached SysV segments: far past the sandbox's memory
+    sid = libc.shmget(0, 64 << 20, 0o1600)
+    if sid < 0:
+        print("shmget failed", ctypes.get_errno()); break
+    addr = libc.shmat(sid, None, 0)
+    ctypes.memset(addr, 7, 64 << 20)
+    libc.shmdt(ctypes.c_void_p(addr))
+print("filled")
+PY
+echo after-fill"""
+
+
+@local_only
+def test_memory_pressure_kills_commands_never_pid_1(new_sandbox) -> None:
+    """Detached shared memory past the limit: the OOM killer takes a command; PID 1 and the sandbox carry on, and
+    what the segments held dies with the sandbox's IPC namespace."""
+    if os.geteuid() != 0:
+        pytest.skip("memory cgroups are made only as root")
+
+    async def body() -> tuple[str, str, str]:
+        sb = await new_sandbox(memory_mb=256)
+        before = (await sb.run("echo 1 > output/kept.txt; cat /proc/1/status | grep VmRSS")).output
+        fill = (await sb.run(SHM_FILL, timeout=120)).output
+        after = (await sb.run("cat output/kept.txt; ls /proc/1 >/dev/null && echo pid1-alive")).output
+        return before, fill, after
+
+    _, fill, after = run(body())
+    assert "filled" not in fill.splitlines() and "Killed" in fill, fill  # stopped before it held 768 MiB
+    assert after.split() == ["1", "pid1-alive"], after

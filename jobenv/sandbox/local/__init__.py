@@ -232,11 +232,11 @@ class LocalSandbox(Sandbox):
     def _spawn(self, st: dict[str, Any]) -> tuple[subprocess.Popen[bytes], list[str], tuple[int, int, int]]:
         hidden = _mounts.host_only_paths()
         userns = shared_userns()
-        cg_dirs, cg_fds = setup_cgroups(self.sandbox_id, self.limits)
+        cg_dirs, cg_fds, cmd_fds = setup_cgroups(self.sandbox_id, self.limits)
         st["cgroups"] = cg_dirs
         bounded = any("/memory/" in d for d in cg_dirs)
         if not bounded and not self.limits.unsafe_unbounded_memory:
-            for fd in cg_fds:
+            for fd in cg_fds + cmd_fds:
                 os.close(fd)
             raise SandboxUnavailableError(memory_unbounded_message())
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
@@ -261,15 +261,15 @@ class LocalSandbox(Sandbox):
             extra.append(sc_r)
         args = self._bwrap_args(info_w, sc_r, userns) + [
             _mounts.interpreter(), "-I", "-S", "-c", CONTROLLER, str(out_w), str(st_w),
-            " ".join(map(str, cg_fds)), self._rlimits(with_as=not bounded), "iso", ids,
+            " ".join(map(str, cg_fds)), self._rlimits(with_as=not bounded), "iso", ids, " ".join(map(str, cmd_fds)),
         ]
         try:
             proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                    pass_fds=[out_w, st_w, info_w, *cg_fds, *extra], close_fds=True)
+                                    pass_fds=[out_w, st_w, info_w, *cg_fds, *cmd_fds, *extra], close_fds=True)
         except OSError as exc:
             raise SandboxUnavailableError(f"cannot execute bwrap: {exc}") from None
         finally:
-            for fd in [out_w, st_w, info_w, *cg_fds] + ([sc_r] if sc_r is not None else []):
+            for fd in [out_w, st_w, info_w, *cg_fds, *cmd_fds] + ([sc_r] if sc_r is not None else []):
                 os.close(fd)
         st["proc"] = proc
         return proc, hidden, (out_r, st_r, info_r)
@@ -341,7 +341,7 @@ class LocalSandbox(Sandbox):
         try:
             proc = subprocess.Popen(
                 [_mounts.interpreter(), "-I", "-S", "-c", CONTROLLER, str(out_w), str(st_w), "",
-                 self._rlimits(with_as=True), "unsafe", ""],
+                 self._rlimits(with_as=True), "unsafe", "", ""],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 pass_fds=[out_w, st_w], env=env, cwd=ws, start_new_session=True,
             )

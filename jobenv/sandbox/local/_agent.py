@@ -18,8 +18,10 @@ before anything else, keeping ``CAP_KILL`` (to end a command of another uid), ``
 command drops the bounding set, the ambient set and every capability by switching to the second uid. PID 1 then
 shares no uid with any command: its ``/proc`` files (owned by the namespace's root while it is non-dumpable),
 ``oom_score_adj`` included, are out of a command's reach, and so is signalling it.
+Each command moves itself into the commands' own memory cgroup first (when the host made one), so a memory-cgroup
+OOM in the sandbox can only choose among commands.
 Arguments: output fd, status fd, cgroup.procs fds (space separated), rlimits ``name=value,...``, ``iso``/``unsafe``,
-``<uid>:<uid>`` or empty.
+``<uid>:<uid>`` or empty, the commands' cgroup.procs fds (space separated, may be empty).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ cg_fds = [int(x) for x in sys.argv[3].split()]
 rlimits = [(getattr(resource, 'RLIMIT_' + k), int(v)) for k, v in (p.split('=') for p in sys.argv[4].split(',') if p)]
 iso = mode == 'iso'
 ids = [int(x) for x in sys.argv[6].split(':')] if len(sys.argv) > 6 and sys.argv[6] else []
+cmd_cg_fds = [int(x) for x in sys.argv[7].split()] if len(sys.argv) > 7 else []
 START_CAPS = (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8)  # CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SETPCAP
 if ids:
     try:
@@ -116,6 +119,11 @@ def reap(pid):
 
 def child(cmd):
     try:
+        for fd in cmd_cg_fds:
+            try:
+                os.write(fd, b'0')  # first: the command's memory is charged to the commands' cgroup
+            except OSError:
+                pass  # then the sandbox's own cgroup still bounds it
         os.setsid()
         os.dup2(null, 0)
         os.dup2(out_fd, 1)

@@ -35,48 +35,69 @@ def own_cgroup_paths() -> dict[str, str]:
     return out
 
 
-def setup_cgroups(name: str, limits: SandboxLimits) -> tuple[list[str], list[int]]:
-    """Best effort: per-sandbox v1 cgroups for pids, memory and cpu. Returns (dirs, open cgroup.procs fds)."""
+CONTROLLER_RESERVE = 32 << 20  # bytes PID 1 may use beside its commands' limit (a Python controller: ~10 MB)
+
+
+def setup_cgroups(name: str, limits: SandboxLimits) -> tuple[list[str], list[int], list[int]]:
+    """Best effort: per-sandbox v1 cgroups for pids, memory and cpu. Returns (dirs, cgroup.procs fds PID 1 joins,
+    cgroup.procs fds each command joins).
+
+    Memory has a child cgroup for the commands: the limit of ``memory_mb`` applies to them, PID 1 stays in the parent
+    (``memory_mb`` plus a small reserve), so a memory-cgroup OOM in the sandbox can only kill commands, never PID 1,
+    whatever the commands do to their scores. ``dirs`` lists children before parents (the order of removal).
+    """
     if os.geteuid() != 0 or not os.path.isdir(os.path.join(CGROUP_ROOT, "pids")):
-        return [], []
+        return [], [], []
     own = own_cgroup_paths()
     mem = limits.memory_mb * 1024 * 1024
     wanted: dict[str, list[tuple[str, str]]] = {
         "pids": [("pids.max", str(limits.pids))],
-        "memory": [("memory.limit_in_bytes", str(mem)), ("memory.memsw.limit_in_bytes", str(mem))],
+        "memory": [("memory.limit_in_bytes", str(mem + CONTROLLER_RESERVE)),
+                   ("memory.memsw.limit_in_bytes", str(mem + CONTROLLER_RESERVE))],
         "cpu": [("cpu.cfs_period_us", "100000"), ("cpu.cfs_quota_us", str(int(limits.cpus * 100000)))],
     }
     dirs: list[str] = []
     fds: list[int] = []
+    command_fds: list[int] = []
     for ctrl, files in wanted.items():
         base = os.path.join(CGROUP_ROOT, ctrl)
         if not os.path.isdir(base):
             continue
-        d = os.path.join(base + own.get(ctrl, "/"), "jobenv", name)
-        try:
-            os.makedirs(d)
-        except OSError:
+        d = _make(os.path.join(base + own.get(ctrl, "/"), "jobenv", name), files)
+        if d is None:
             continue
-        ok = True
-        for fname, value in files:
-            try:
-                with open(os.path.join(d, fname), "w") as f:
-                    f.write(value)
-            except FileNotFoundError:
-                continue  # e.g. memsw without swap accounting
-            except OSError:
-                ok = False
-                break
-        if not ok:
-            rmdir_quiet(d)
-            continue
-        try:
-            fds.append(os.open(os.path.join(d, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC))
-        except OSError:
-            rmdir_quiet(d)
-            continue
+        if ctrl == "memory":
+            cmds = _make(os.path.join(d, "commands"), [("memory.limit_in_bytes", str(mem)),
+                                                       ("memory.memsw.limit_in_bytes", str(mem))])
+            if cmds is None:
+                rmdir_quiet(d)
+                continue
+            command_fds.append(os.open(os.path.join(cmds, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC))
+            dirs.append(cmds)
+        fds.append(os.open(os.path.join(d, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC))
         dirs.append(d)
-    return dirs, fds
+    return dirs, fds, command_fds
+
+
+def _make(d: str, files: list[tuple[str, str]]) -> str | None:
+    """Make cgroup ``d`` and write its limits; None (and nothing left behind) when any step fails."""
+    try:
+        os.makedirs(d)
+    except OSError:
+        return None
+    for fname, value in files:
+        try:
+            with open(os.path.join(d, fname), "w") as f:
+                f.write(value)
+        except FileNotFoundError:
+            continue  # e.g. memsw without swap accounting
+        except OSError:
+            rmdir_quiet(d)
+            return None
+    if not os.path.exists(os.path.join(d, "cgroup.procs")):
+        rmdir_quiet(d)
+        return None
+    return d
 
 
 def memory_unbounded_message() -> str:
@@ -113,6 +134,7 @@ def gc_local(verbose: bool = True) -> int:
         for name in os.listdir(parent):
             d = os.path.join(parent, name)
             if name.startswith(SANDBOX_PREFIX) and not owner_alive(name, d):
+                rmdir_quiet(os.path.join(d, "commands"))
                 if rmdir_quiet(d):
                     removed += 1
                     if verbose:
