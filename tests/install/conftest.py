@@ -44,6 +44,7 @@ def wheel(jobenv_wheel: Path) -> Path:
 
 def make_venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path, extra: str | None) -> Venv:
     root = tmp_path_factory.mktemp(f"venv-{extra or 'core'}")
+    root.chmod(0o755)  # as `python -m venv` makes it under a usual umask (pytest's folders are 0700)
     venv.create(root, with_pip=True)
     env = Venv(root)
     target = f"{wheel}[{extra}]" if extra else str(wheel)

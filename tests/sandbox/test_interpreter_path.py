@@ -31,3 +31,38 @@ def test_a_relative_interpreter_path_with_dot_dot(tmp_path: Path) -> None:
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip().endswith("42")
+
+
+REFUSAL_PROBE = """
+import asyncio
+from jobenv.errors import SandboxUnavailableError
+from jobenv.sandbox import make_sandbox
+async def main():
+    try:
+        await make_sandbox("local").start(None)
+        print("STARTED")
+    except SandboxUnavailableError as exc:
+        print("REFUSED", exc)
+asyncio.run(main())
+"""
+
+
+def test_an_interpreter_the_commands_cannot_read_is_refused_clearly(tmp_path: Path) -> None:
+    """As root, commands run as an unprivileged uid: a venv whose own folder is 0700 would give them a python3
+    without its packages, so the start is refused naming the folder and the fix."""
+    if os.geteuid() != 0:
+        import pytest
+
+        pytest.skip("as a normal user the commands run as that user, who can read its own venv")
+    import sysconfig
+
+    venv = tmp_path / "closed-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    venv.chmod(0o700)
+    purelib = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    Path(purelib, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n" + str(Path(__file__).resolve().parents[2]) + "\n")
+    proc = subprocess.run([str(venv / "bin" / "python"), "-c", REFUSAL_PROBE], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.startswith("REFUSED") and str(venv) in proc.stdout and "chmod o+rx" in proc.stdout, proc.stdout

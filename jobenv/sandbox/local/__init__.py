@@ -232,6 +232,12 @@ class LocalSandbox(Sandbox):
     def _spawn(self, st: dict[str, Any]) -> tuple[subprocess.Popen[bytes], list[str], tuple[int, int, int]]:
         hidden = _mounts.host_only_paths()
         userns = shared_userns()
+        closed = _mounts.closed_python_dirs() if userns is not None else []
+        if closed:
+            raise SandboxUnavailableError(
+                f"the sandbox's commands run as an unprivileged uid and cannot read this interpreter's directory "
+                f"{closed[0]} (mode {oct(os.stat(closed[0]).st_mode & 0o777)}): make it readable by others "
+                f"(chmod o+rx {closed[0]}) or install jobenv in a virtual environment that is")
         cg_dirs, cg_fds, cmd_fds = setup_cgroups(self.sandbox_id, self.limits)
         st["cgroups"] = cg_dirs
         bounded = any("/memory/" in d for d in cg_dirs)

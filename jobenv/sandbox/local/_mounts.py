@@ -21,6 +21,7 @@ import functools
 import glob
 import os
 import shutil
+import stat
 import sys
 import threading
 import time
@@ -31,7 +32,7 @@ from ...errors import SandboxError
 from ..gc import host_tempdir
 
 __all__ = [
-    "interpreter", "parents_to_make", "etc_snapshot", "remove_etc_snapshot", "python_dirs", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible",
+    "interpreter", "closed_python_dirs", "parents_to_make", "etc_snapshot", "remove_etc_snapshot", "python_dirs", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible",
 ]
 
 _ETC = [
@@ -141,6 +142,21 @@ def parents_to_make(path: str) -> list[str]:
         out.append(parent)
         parent = os.path.dirname(parent)
     return out[::-1]
+
+
+def closed_python_dirs() -> list[str]:
+    """This interpreter's directories that others cannot read and enter: root's sandboxes run commands as an
+    unprivileged uid, which would find no ``python3`` packages there (their parents do not matter: the sandbox
+    makes its own)."""
+    out = []
+    for d in python_dirs():
+        try:
+            mode = os.stat(d).st_mode
+        except OSError:
+            continue
+        if not (mode & stat.S_IROTH and mode & stat.S_IXOTH):
+            out.append(d)
+    return out
 
 
 def mount_sources() -> list[tuple[str, str]]:
