@@ -24,7 +24,6 @@ import contextlib
 import contextvars
 import os
 import pickle
-import re
 import select
 import signal
 import struct
@@ -32,12 +31,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ._extract_box import boxed, without_secrets
 from ._extract_wire import frame_size, load_reply, read_exact, write_frame
 from .errors import ConfigError, first_problem
 from .extract import (
@@ -139,7 +139,7 @@ class _Worker:
         env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         debug = os.environ.get("JOBENV_EXTRACT_DEBUG") == "1"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "jobenv._extract_worker", str(limits.memory_mb * 2**20)],
+            boxed([sys.executable, "-m", "jobenv._extract_worker", str(limits.memory_mb * 2**20)]),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None if debug else subprocess.DEVNULL,
             env=env, close_fds=True, start_new_session=True,
         )
@@ -514,15 +514,6 @@ class ExtractionService:
             idle, self._idle = self._idle, []
         for w in idle:
             w.reap()
-
-
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.I)
-
-
-def without_secrets(env: Mapping[str, str]) -> dict[str, str]:
-    """``env`` less every variable whose name suggests a secret (the judge's API key above all): a parser that is
-    made to run code has nothing to leak."""
-    return {k: v for k, v in env.items() if not _SECRET_NAME.search(k)}
 
 
 def _job_env() -> dict[str, str]:

