@@ -16,6 +16,7 @@ import sys
 import sysconfig
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -160,15 +161,15 @@ def test_files_the_tools_write_stay_the_commands_own(new_sandbox, task_dir) -> N
     assert run(body()) == "first\nsecond\n"
 
 
-# --------------------------------------------------------------------------- as a normal user, on a wheel install
-NONROOT_PROBE = r'''
-import asyncio, json, sys
+# --------------------------------------------------------------------------- root and a normal user, on a wheel install
+WHEEL_PROBE = r'''
+import asyncio, json, os, sys
 from pathlib import Path
 from jobenv.errors import SandboxError
 from jobenv.sandbox import SandboxLimits, make_sandbox
 
 async def main():
-    out = {}
+    out = {"euid": os.geteuid()}
     try:
         sb = make_sandbox("local")
         await sb.start(None)
@@ -176,18 +177,26 @@ async def main():
         await sb.close()
     except SandboxError as exc:
         out["default"] = str(exc)
-    sb = make_sandbox("local", limits=SandboxLimits(unsafe_unbounded_memory=True))
+    sb = make_sandbox("local", limits=SandboxLimits(unsafe_unbounded_memory=os.geteuid() != 0))
     await sb.start(Path(sys.argv[1]))
     try:
         out["probe"] = (await sb.run(sys.argv[2], timeout=60)).output
         await sb.write_file("output/tool.md", b"from the tool\n")
         out["append"] = (await sb.run("echo appended >> output/tool.md && cat output/tool.md")).output
+        pid = sb._state["agent_pid"]
+        out["pid1_host_uid"] = int(Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0])
+        out["file_host_uid"] = os.stat(f"/proc/{pid}/root/workspace/output/tool.md").st_uid
     finally:
         await sb.close()
     print(json.dumps(out))
 
 asyncio.run(main())
 '''
+INSIDE = ("grep '^Seccomp:' /proc/self/status; "
+          "(echo 5 > /proc/sys/kernel/printk_ratelimit_burst) 2>/dev/null && echo WROTE; "
+          "(echo 1000 > /proc/1/oom_score_adj) 2>/dev/null && echo WROTE; "
+          "unshare -U true 2>/dev/null || echo unshare-refused; "
+          + _perl_syscall(ADD_KEY, '"user"', '"k"', '"v"', "1", "-4") + "; cat task_folder/TASK_INSTRUCTIONS.txt")
 
 
 def _plain_python() -> str | None:
@@ -206,47 +215,67 @@ def _readable_by_all(path: str) -> bool:
     return True
 
 
-@pytest.mark.slow
-def test_as_a_normal_user_on_a_wheel_install(jobenv_wheel: Path, task_dir: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel_venv(jobenv_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A venv of a system interpreter with the wheel installed (dependencies through a .pth line), in a folder a
+    normal user can read; plus a copy of a task there."""
     python = _plain_python()
     deps = sysconfig.get_paths()["purelib"]
     if os.geteuid() == 0 and (python is None or not _readable_by_all(deps)):
         pytest.skip("no interpreter or dependency tree a normal user can read on this machine")
-    home = tempfile.mkdtemp(prefix="jobenv-nonroot-", dir="/tmp")
-    try:
-        os.chmod(home, 0o755)
-        venv = Path(home) / "venv"
-        subprocess.run([python or sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
-        subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "--python",
-                        str(venv / "bin" / "python"), "install", "--no-deps", str(jobenv_wheel)],
-                       check=True, timeout=600)
-        purelib = subprocess.run([str(venv / "bin" / "python"), "-c",
-                                  "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                 capture_output=True, text=True, check=True).stdout.strip()
-        Path(purelib, "_jobenv_test_deps.pth").write_text(deps + "\n")
-        task = Path(home) / "task"
-        shutil.copytree(task_dir, task)
-        subprocess.run(["chmod", "-R", "a+rX", home], check=True)
-        probe = Path(home) / "probe.py"
-        probe.write_text(NONROOT_PROBE)
-        inside = ("id -u; grep '^Seccomp:' /proc/self/status; "
-                  "(echo 5 > /proc/sys/kernel/printk_ratelimit_burst) 2>/dev/null && echo WROTE; "
-                  "unshare -U true 2>/dev/null || echo unshare-refused; " + _perl_syscall(ADD_KEY, '"user"', '"k"',
-                                                                                         '"v"', "1", "-4")
-                  + "; cat task_folder/TASK_INSTRUCTIONS.txt")
-        prefix = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"] if os.geteuid() == 0 else []
-        proc = subprocess.run([*prefix, str(venv / "bin" / "python"), str(probe), str(task / "task_folder"), inside],
-                              capture_output=True, text=True, timeout=300, cwd=home,
-                              env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home})
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        out = json.loads(proc.stdout.strip().splitlines()[-1])
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
-    assert "without a memory bound" in out["default"] and "unsafe_unbounded_memory=True" in out["default"], out
+    home = tempfile.mkdtemp(prefix="jobenv-wheel-", dir="/tmp")
+    os.chmod(home, 0o755)
+    venv = Path(home) / "venv"
+    subprocess.run([python or sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "--python",
+                    str(venv / "bin" / "python"), "install", "--no-deps", str(jobenv_wheel)], check=True, timeout=600)
+    purelib = subprocess.run([str(venv / "bin" / "python"), "-c",
+                              "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    Path(purelib, "_jobenv_test_deps.pth").write_text(deps + "\n")
+    task = Path(home) / "task" / "task_folder"
+    task.mkdir(parents=True)
+    (task / "TASK_INSTRUCTIONS.txt").write_text("Summarise sales.csv into output/summary.csv\n")
+    probe = Path(home) / "probe.py"
+    probe.write_text(WHEEL_PROBE)
+    subprocess.run(["chmod", "-R", "a+rX", home], check=True)
+    yield venv / "bin" / "python", probe, task, home
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def _probe(wheel_venv: Any, as_nobody: bool) -> dict[str, Any]:
+    python, probe, task, home = wheel_venv
+    prefix = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"] if as_nobody else []
+    proc = subprocess.run([*prefix, str(python), str(probe), str(task), INSIDE], capture_output=True, text=True,
+                          timeout=300, cwd=home, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _contained(out: dict[str, Any]) -> None:
     probe_out = out["probe"]
     assert "Seccomp:\t2" in probe_out and "WROTE" not in probe_out and "unshare-refused" in probe_out, probe_out
     assert "rc=-1 errno=1" in probe_out and "Summarise sales.csv" in probe_out, probe_out
     assert out["append"] == "from the tool\nappended\n"
+    assert out["pid1_host_uid"] != 0 and out["file_host_uid"] != 0
+
+
+@pytest.mark.slow
+def test_as_root_on_a_wheel_install(wheel_venv: Any) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("the suite runs as a normal user: the other test covers it")
+    out = _probe(wheel_venv, as_nobody=False)
+    assert out["euid"] == 0 and out["default"] == "started", out
+    _contained(out)
+    assert out["pid1_host_uid"] != out["file_host_uid"]
+
+
+@pytest.mark.slow
+def test_as_a_normal_user_on_a_wheel_install(wheel_venv: Any) -> None:
+    out = _probe(wheel_venv, as_nobody=os.geteuid() == 0)
+    assert out["euid"] != 0
+    assert "without a memory bound" in out["default"] and "unsafe_unbounded_memory=True" in out["default"], out
+    _contained(out)
 
 
 SHM_FILL = r"""python3 - <<'PY'
