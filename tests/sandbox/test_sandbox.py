@@ -279,10 +279,10 @@ def test_local_refused_namespaces_give_a_clear_error(tmp_path: Path) -> None:
     if shutil.which("unshare") is None:
         pytest.skip("util-linux unshare not installed: cannot build a host that refuses namespaces")
     code = (
-        "from jobenv.sandbox import make_sandbox\n"
+        "from jobenv.sandbox import SandboxLimits, make_sandbox\n"
         "from jobenv.errors import SandboxUnavailableError\n"
         "try:\n"
-        "    make_sandbox('local').start_sync(None)\n"
+        "    make_sandbox('local', limits=SandboxLimits(unsafe_unbounded_memory=True)).start_sync(None)\n"
         "except SandboxUnavailableError as e:\n"
         "    print('UNAVAILABLE:', e)\n"
     )

@@ -311,3 +311,55 @@ def test_memory_pressure_kills_commands_never_pid_1(new_sandbox) -> None:
     _, fill, after = run(body())
     assert "filled" not in fill.splitlines() and "Killed" in fill, fill  # stopped before it held 768 MiB
     assert after.split() == ["1", "pid1-alive"], after
+
+
+NESTED_PROBE = """
+import asyncio
+from jobenv.errors import SandboxUnavailableError
+from jobenv.sandbox import SandboxLimits, make_sandbox
+async def main():
+    sb = make_sandbox("local", limits=SandboxLimits(unsafe_unbounded_memory=True))
+    try:
+        await sb.start(None)
+    except SandboxUnavailableError as exc:
+        print("REFUSED", exc)
+        return
+    try:
+        print((await sb.run("(echo 5 > /proc/sys/kernel/printk_ratelimit_burst) 2>/dev/null && echo WROTE; "
+                            "grep '^Seccomp:' /proc/self/status; echo inside-ok")).output)
+    finally:
+        await sb.close()
+asyncio.run(main())
+"""
+
+
+def test_root_of_a_namespace_mapping_host_root_alone_is_refused(tmp_path: Path) -> None:
+    """``unshare -U -r`` run by root: jobenv is root and host root, but the sandbox range is not mapped, so any
+    sandbox would be host root: refused, nothing written."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and util-linux unshare to make such a namespace")
+    before = _host_knob("kernel/printk_ratelimit_burst")
+    proc = subprocess.run(["unshare", "-U", "-r", sys.executable, "-c", NESTED_PROBE], capture_output=True, text=True,
+                          timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.startswith("REFUSED") and "would be host root" in proc.stdout, proc.stdout + proc.stderr
+    assert _host_knob("kernel/printk_ratelimit_burst") == before
+
+
+@pytest.mark.slow
+def test_root_of_a_rootless_namespace_takes_the_normal_users_path(wheel_venv: Any) -> None:
+    """Root inside a namespace made by an unprivileged user (a rootless container's root): its sandboxes run as
+    that unprivileged uid and stay contained."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root (to become a normal user) and util-linux unshare")
+    python, _, _, home = wheel_venv
+    probe = Path(home) / "nested.py"
+    probe.write_text(NESTED_PROBE)
+    probe.chmod(0o644)
+    before = _host_knob("kernel/printk_ratelimit_burst")
+    proc = subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups",
+                           "unshare", "-U", "-r", str(python), str(probe)], capture_output=True, text=True,
+                          timeout=120, cwd=home, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "inside-ok" in proc.stdout and "Seccomp:\t2" in proc.stdout and "WROTE" not in proc.stdout, proc.stdout
+    assert _host_knob("kernel/printk_ratelimit_burst") == before

@@ -1,6 +1,8 @@
 """Who a local sandbox runs as on the host: never root.
 
-Not root: bubblewrap maps the sandbox's users to the caller's own uid, an unprivileged one by definition.
+Not root, or root of a user namespace whose root is not its parent's (a rootless container): bubblewrap maps the
+sandbox's users to the caller's own uid, an unprivileged one on the host. Root of a namespace that maps host root but
+not the sandbox range (``unshare -U -r`` run by root) is refused: there the sandbox could only be host root.
 
 Root: one user namespace per jobenv process maps host uid 0 (so that bubblewrap can set up the mounts, whatever
 the permissions of the directories it binds, e.g. an interpreter under ``/root``) and the range
@@ -56,6 +58,9 @@ def shared_userns() -> int | None:
     """
     if os.geteuid() != 0:
         return None
+    extents = _uid_map()
+    if not any(inside == 0 and outside == 0 for inside, outside, _ in extents):
+        return None  # root of a namespace whose root is not the parent's (a rootless container): no host root
     with _LOCK:
         fd = _STATE.get("fd")
         if fd is not None:
@@ -63,6 +68,15 @@ def shared_userns() -> int | None:
         fd = _make()
         _STATE["fd"] = fd
         return fd
+
+
+def _uid_map() -> list[tuple[int, int, int]]:
+    """(inside, outside, count) extents of this process's user namespace (the host's: ``0 0 4294967295``)."""
+    try:
+        with open("/proc/self/uid_map") as f:
+            return [(int(a), int(b), int(c)) for a, b, c in (line.split() for line in f if line.strip())]
+    except (OSError, ValueError):
+        return []
 
 
 def _make() -> int:
@@ -80,7 +94,11 @@ def _make() -> int:
                     f.write(mapping)
             return os.open(f"/proc/{holder.pid}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
         except OSError as exc:
-            raise SandboxUnavailableError(f"cannot map the sandbox user namespace: {exc.strerror}") from None
+            # e.g. root of a namespace that maps host root but not this range (`unshare -U -r` run by root)
+            raise SandboxUnavailableError(
+                f"cannot map the uid range sandboxes run as ({BASE}..{BASE + SPAN - 1}: {exc.strerror}); without "
+                "it sandbox commands would be host root. Run jobenv as a normal user, in the host's user namespace, "
+                "or in a namespace that maps that range too.") from None
     finally:
         if holder.stdin is not None:
             holder.stdin.close()
