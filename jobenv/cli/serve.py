@@ -80,6 +80,7 @@ def run(opts: Options) -> int:
         if opts.protocol == "openenv":
             require("openenv", "jobenv serve --protocol openenv")
             from ..grading import EpisodeRules
+            from ..hosting.config import API_KEY_ENV_VAR
             from ..openenv_server import cli_serve_openenv
 
             rules = EpisodeRules(max_steps=opts.max_steps, time_limit_s=opts.time_limit,
@@ -87,7 +88,7 @@ def run(opts: Options) -> int:
             return cli_serve_openenv(opts.host, opts.port, sandbox=opts.sandbox, sandbox_image=opts.sandbox_image,
                                      judge=opts.judge, rules=rules, default_split=opts.split,
                                      max_sessions=opts.max_sessions,
-                                     api_key=opts.api_key or os.environ.get("JOBENV_SERVE_API_KEY") or None)
+                                     api_key=opts.api_key or os.environ.get(API_KEY_ENV_VAR) or None)
         require("hosting", "jobenv serve")
         from ..hosting import ServeConfig, serve
 

@@ -126,19 +126,17 @@ def recalculate(path: Path | str, *, engine: str | None = None, formula_cells: d
 def _run(path: Path, name: str, formula_cells: dict[str, list[str]] | None) -> Recalculation:
     if name == "none":
         return Recalculation("none", "none", note="recalculation switched off")
-    notes: list[str] = []
-    if name in ("auto", "libreoffice"):
-        if soffice_path():
-            # no fall-back when LibreOffice is there but cannot load the workbook: the other engine reads
-            # differently (a workbook LibreOffice refuses is said to be refused, not quietly read another way)
-            return _libreoffice(path, formula_cells)
-        elif name == "libreoffice":
-            return Recalculation("none", "none", note="LibreOffice (soffice) is not installed")
-        else:
-            notes.append("LibreOffice (soffice) is not installed")
+    if name == "formulas":
+        return _formulas(path, formula_cells)
+    if soffice_path():
+        # no fall-back when LibreOffice is there but cannot load the workbook: the other engine reads
+        # differently (a workbook LibreOffice refuses is said to be refused, not quietly read another way)
+        return _libreoffice(path, formula_cells)
+    missing = "LibreOffice (soffice) is not installed"
+    if name == "libreoffice":
+        return Recalculation("none", "none", note=missing)
     res = _formulas(path, formula_cells)
-    if notes:
-        res.note = "; ".join([*notes, res.note] if res.note else notes)
+    res.note = f"{missing}; {res.note}" if res.note else missing
     return res
 
 

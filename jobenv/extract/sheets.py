@@ -52,14 +52,15 @@ _VOLATILE_RE = re.compile(r"\b(WEBSERVICE|DDE|RTD|CALL|IMAGE|REGISTER\.ID|NOW|TO
 _INLINE_EXTERNAL_RE = re.compile(r"\[[^\[\]]+\][^!\[\](),;=+*/^&<>\-]*'?!|[A-Za-z_][\w.]*\|'[^']*'!")
 _STRING_LITERAL_RE = re.compile(r'"(?:[^"]|"")*"')
 
+_WS_OPEN_RE = re.compile(rb"<(\w+:)?worksheet\b[^>]*>")
+VALUES_HEADING = "Values (CSV; row numbers and column letters):"
+_FORMULA_TAG_RE = re.compile(rb"<(?:\w+:)?f[\s>/]")
+
 
 def references_other_files(formula: str) -> bool:
     """Whether a formula (or a defined name's text) reads another file: an inline workbook reference or a DDE link.
     String literals are not references."""
     return bool(_INLINE_EXTERNAL_RE.search(_STRING_LITERAL_RE.sub('""', formula)))
-_WS_OPEN_RE = re.compile(rb"<(\w+:)?worksheet\b[^>]*>")
-VALUES_HEADING = "Values (CSV; row numbers and column letters):"
-_FORMULA_TAG_RE = re.compile(rb"<(?:\w+:)?f[\s>/]")
 
 
 @dataclass(slots=True)

@@ -91,8 +91,7 @@ def bwrap_binary() -> str:
 def _stage(task_folder: Path | None, ws: str, owner: tuple[int, int] | None) -> None:
     """Copy the task in; with ``owner`` (root's sandboxes), the workspace and all in it belong to the commands' uid."""
     if owner is not None:
-        for d in (ws, os.path.join(ws, "output"), os.path.join(ws, "task_folder")):
-            os.makedirs(d, exist_ok=True)
+        for d in (ws, os.path.join(ws, "output"), os.path.join(ws, "task_folder")):  # made by bwrap (--dir)
             os.chown(d, *owner, follow_symlinks=False)
     _fs.stage_tree(Path(task_folder) if task_folder is not None else None, os.path.join(ws, "task_folder"))
     os.makedirs(os.path.join(ws, "output"), exist_ok=True)
@@ -256,11 +255,11 @@ class LocalSandbox(Sandbox):
             ids = f"{ctl}:{cmd}"
         extra: list[int] = [] if userns is None else [userns]
         filt = seccomp_program()
+        sc_r = None
         if filt is None:
             warnings.warn(f"jobenv has no seccomp table for {platform.machine()}: this sandbox runs without its "
                           "system-call filter", RuntimeWarning, stacklevel=2)
-        sc_r = sc_w = None
-        if filt is not None:
+        else:
             sc_r, sc_w = os.pipe2(os.O_CLOEXEC)
             os.write(sc_w, filt)  # ~0.5 KiB: fits any pipe buffer
             os.close(sc_w)

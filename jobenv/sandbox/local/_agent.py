@@ -40,6 +40,8 @@ cmd_cg_fds = [int(x) for x in sys.argv[7].split()] if len(sys.argv) > 7 else []
 START_CAPS = (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8)  # CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SETPCAP
 if ids:
     try:
+        with open('/proc/sys/kernel/cap_last_cap') as f:
+            last_cap = int(f.read())
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
         class CapHeader(ctypes.Structure):
@@ -142,8 +144,8 @@ def child(cmd):
         except OSError:
             pass
         if ids:
-            for cap in range(64):
-                libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP (EINVAL past the last capability)
+            for cap in range(last_cap + 1):
+                libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP
             if libc.prctl(8, 0, 0, 0, 0) != 0 or libc.prctl(47, 4, 0, 0, 0) != 0:
                 os._exit(126)
             os.setgroups([])
