@@ -124,6 +124,8 @@ def main(argv: list[str]) -> int:
     send(("ready",))
     import pickle
 
+    from jobenv.settings import jobenv_variables
+
     while True:
         head = read_exact(0, 8, None)
         if head is None:
@@ -133,7 +135,7 @@ def main(argv: list[str]) -> int:
             return 0
         try:
             env, request = pickle.loads(body)
-            for key in [k for k in os.environ if k.startswith("JOBENV_") and k not in env]:
+            for key in [k for k in jobenv_variables() if k not in env]:
                 del os.environ[key]
             os.environ.update(env)
             _handle(request, send)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import sys
 import time
@@ -27,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from . import settings
 from .errors import DatasetNotFoundError, JobenvError, TaskFormatError
 from .tasks import INSTRUCTIONS_FILE, RUBRICS_FILE, SCHEMA_VERSION, Task, load_task_dir, parse_rubrics
 
@@ -50,7 +50,7 @@ JOBBENCH_REPO_ID = "JobBench/job-bench"
 # after reports, so a download is always pinned and its resolved SHA is written to the manifest.
 JOBBENCH_DEFAULT_REVISION = "934d4c93542c24926d0957ed6feecd6bbd922c41"
 # JobTasks lives on OpenReward; where a Hub mirror exists its id is configurable here or with --repo-id.
-JOBTASKS_REPO_ID = os.environ.get("JOBENV_JOBTASKS_REPO", "GeneralReasoning/JobTasks")
+JOBTASKS_REPO_ID = settings.get("JOBENV_JOBTASKS_REPO") or "GeneralReasoning/JobTasks"
 EXPECTED_COUNTS = {"main": 65, "easy": 63}
 HUB_SPLIT_FOLDERS = {"dataset": "main", "dataset_easy": "easy"}
 MANIFEST = "manifest.json"
@@ -69,9 +69,8 @@ class DatasetManifest(BaseModel):
 
 
 def data_dir() -> Path:
-    """``$JOBENV_DATA`` if set, else ``~/.cache/jobenv``."""
-    env = os.environ.get("JOBENV_DATA")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "jobenv"
+    """``$JOBENV_DATA`` if set, else ``~/.cache/jobenv`` (see :mod:`jobenv.settings`)."""
+    return settings.data_dir()
 
 
 def read_manifest(dataset_root: Path) -> DatasetManifest | None:

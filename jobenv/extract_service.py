@@ -108,8 +108,10 @@ class ExtractLimits(BaseModel):
     @classmethod
     def from_env(cls) -> ExtractLimits:
         """Defaults overridden by ``JOBENV_EXTRACT_WORKERS`` and the like; a bad value is a ConfigError."""
-        raw = {k: os.environ[f"JOBENV_EXTRACT_{k.upper()}"] for k in cls.model_fields
-               if os.environ.get(f"JOBENV_EXTRACT_{k.upper()}")}
+        from . import settings
+
+        raw = {k: value for k in cls.model_fields
+               if (value := settings.get(f"{settings.EXTRACT_PREFIX}{k.upper()}"))}
         try:
             return cls.model_validate(raw)
         except ValidationError as exc:
@@ -137,7 +139,9 @@ class _Worker:
         env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MALLOC_ARENA_MAX="2")
         here = str(Path(__file__).resolve().parent.parent)  # the jobenv this process runs, not another one
         env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        debug = os.environ.get("JOBENV_EXTRACT_DEBUG") == "1"
+        from . import settings
+
+        debug = settings.get("JOBENV_EXTRACT_DEBUG") == "1"
         self.proc = subprocess.Popen(
             boxed([sys.executable, "-m", "jobenv._extract_worker", str(limits.memory_mb * 2**20)]),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None if debug else subprocess.DEVNULL,
@@ -519,7 +523,9 @@ class ExtractionService:
 def _job_env() -> dict[str, str]:
     """The caller's settings a parser reads (``JOBENV_*``, ``PATH`` for helper programs), sent with each job so
     a worker started earlier follows changes made since; never a secret."""
-    return without_secrets({k: v for k, v in os.environ.items() if k.startswith("JOBENV_") or k == "PATH"})
+    from . import settings
+
+    return without_secrets({**settings.jobenv_variables(), **({"PATH": os.environ["PATH"]} if "PATH" in os.environ else {})})
 
 
 def _collector(got: list[Any]) -> Callable[[tuple[Any, ...]], None]:

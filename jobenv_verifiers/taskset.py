@@ -7,7 +7,8 @@ Configuration (``vf-eval`` flags, or a TOML file):
   verifiers' own ``--select.*`` (ids, idx, limit, shuffle) works on top; a task's id is its verifiers key.
 * ``--env.taskset.task.tools.sandbox local|docker`` (``...tools.sandbox-image`` for docker), ``...tools.judge auto|checks|llm``, ``...tools.judge-model``,
   ``...tools.judge-base-url``, ``...tools.judge-api-key-var`` (the host variable holding the judge's key; it is
-  handed to the tool server only), ``...tools.max-steps``, ``...tools.time-limit-s``.
+  handed to the tool server only), and the episode rules nested as jobenv's own model: ``...tools.rules.max-steps``,
+  ``...tools.rules.time-limit-s``, ``...tools.rules.on-truncate``, ``...tools.rules.scoring``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 import verifiers.v1 as vf
+from jobenv.episode import EpisodeRules, Outcome, Status
 from pydantic import BaseModel, Field
 from verifiers.v1.harnesses.null import NullHarness
 
@@ -52,21 +54,8 @@ class JobenvToolsConfig(vf.ToolsetConfig):
     """LLM judge endpoint (default ``$JOBENV_JUDGE_BASE_URL``)."""
     judge_api_key_var: str = "JOBENV_JUDGE_API_KEY"
     """Host variable holding the judge's API key; forwarded to the tool server's process only."""
-    max_steps: int | None = Field(100, ge=1)
-    """Tool calls per episode, submit included; the prompt states the same number."""
-    time_limit_s: float | None = Field(None, gt=0)
-    """Wall-clock seconds per episode (None: unlimited)."""
-    on_truncate: Literal["zero", "grade"] = "zero"
-    """What an episode that ran out of budget before submit earns: 0, or its output graded as it stands."""
-    scoring: Literal["strict", "official"] = "strict"
-    """Which score is the reward: ``normalized_score`` (strict) or the official judge's verdicts."""
-
-    def rules(self) -> Any:
-        """The episode rules of :mod:`jobenv.grading` these settings describe."""
-        from jobenv.grading import EpisodeRules
-
-        return EpisodeRules(max_steps=self.max_steps, time_limit_s=self.time_limit_s, on_truncate=self.on_truncate,
-                            scoring=self.scoring)
+    rules: EpisodeRules = EpisodeRules()
+    """The episode's budget and scoring (jobenv's own model; the prompt states the same budget)."""
 
 
 class JobenvTaskConfig(vf.TaskConfig):
@@ -81,16 +70,31 @@ class JobenvData(vf.TaskData):
 
 
 class JobenvOutcome(BaseModel):
-    """How the episode ended, pushed from the tool server into the rollout's state."""
+    """How the episode ended, pushed from the tool server into the rollout's state: jobenv's
+    :meth:`~jobenv.episode.Outcome.public` view plus the report."""
 
-    status: Literal["ok", "error", "truncated"]
-    reward: float = 0.0
-    normalized_score: float | None = None
-    pass_rate: float | None = None
-    strict_pass: bool | None = None
+    status: Status
+    reward: float | None = 0.0
+    finish_reason: str | None = None
+    scores: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
     refused_output: list[str] = Field(default_factory=list)
     report: dict[str, Any] | None = None
+
+    @classmethod
+    def of(cls, outcome: Outcome) -> JobenvOutcome:
+        public = outcome.public()
+        return cls(status=public["status"], reward=public["reward"], finish_reason=public["finish_reason"],
+                   scores=public["scores"], error=public.get("error"),
+                   refused_output=public.get("refused_output", []), report=outcome.report_dict())
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.scores.get("pass_rate")
+
+    @property
+    def strict_pass(self) -> bool | None:
+        return self.scores.get("strict_pass")
 
 
 class JobenvState(vf.State):
@@ -104,10 +108,11 @@ def _outcome(trace: vf.Trace) -> JobenvOutcome:
     outcome = getattr(state, "outcome", None)
     if outcome is None:
         # the agent stopped (a text-only reply, or the model's turn budget) without submitting: its own doing
-        return JobenvOutcome(status="truncated", reward=0.0, error="the agent ended without calling submit")
+        return JobenvOutcome(status=Status.TRUNCATED, reward=0.0, finish_reason="no_tool_call",
+                             error="the agent ended without calling submit")
     if isinstance(outcome, dict):
         outcome = JobenvOutcome.model_validate(outcome)
-    if outcome.status == "error":
+    if outcome.status is Status.ERROR:
         raise RuntimeError(f"jobenv could not grade this episode (infrastructure error): {outcome.error}")
     return outcome
 
@@ -146,7 +151,7 @@ class JobenvTask(vf.Task[JobenvData, JobenvState, JobenvTaskConfig]):
             "refused_output": outcome.refused_output,
             "report": outcome.report,
         }
-        return float(outcome.reward)
+        return float(outcome.reward or 0.0)
 
     @vf.metric
     async def pass_rate(self, trace: vf.Trace) -> float:
@@ -169,7 +174,7 @@ class JobenvTaskset(vf.Taskset[JobenvTask, JobenvTasksetConfig]):
     """The tasks of one jobenv split, in registry order, each prompted exactly as a local jobenv episode is."""
 
     def load(self) -> Iterator[JobenvTask]:
-        from jobenv.prompt import build_prompt
+        from jobenv.episode.prompt import build_prompt
         from jobenv.registry import load_tasks
         from jobenv.sandbox.base import SandboxLimits
         from jobenv.tasks import select_tasks
@@ -177,7 +182,7 @@ class JobenvTaskset(vf.Taskset[JobenvTask, JobenvTasksetConfig]):
         cfg = self.config
         tasks = select_tasks(load_tasks(cfg.env_id), cfg.tasks or None, where=cfg.env_id)
         unique = len({t.id for t in tasks}) == len(tasks)  # jobbench/all repeats ids across its two splits
-        rules = cfg.task.tools.rules()
+        rules = cfg.task.tools.rules
         network = SandboxLimits().web  # what JobEnv tells the agent for the default limits
         for task in tasks:
             yield JobenvTask(

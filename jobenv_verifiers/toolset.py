@@ -14,32 +14,14 @@ the server stops.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 import verifiers.v1 as vf
 from mcp.types import CallToolResult, TextContent, Tool
 
 from .taskset import JobenvData, JobenvOutcome, JobenvState, JobenvToolsConfig
 
-__all__ = ["JobenvToolset", "outcome_from_step"]
-
-
-def outcome_from_step(reward: float, info: dict[str, Any]) -> JobenvOutcome:
-    """The outcome of a finished ``JobEnv`` step (``info`` as documented on :class:`jobenv.env.JobEnv`)."""
-    report = info.get("report") if isinstance(info.get("report"), dict) else None
-    status: Literal["ok", "error", "truncated"] = "error"
-    if info.get("status") in ("ok", "truncated"):
-        status = info["status"]
-    return JobenvOutcome(
-        status=status,
-        reward=float(reward),
-        normalized_score=report.get("normalized_score") if report else None,
-        pass_rate=report.get("pass_rate") if report else None,
-        strict_pass=report.get("strict_pass") if report else None,
-        error=info.get("error") if status == "error" else info.get("truncated_reason"),
-        refused_output=list(info.get("refused_output") or []),
-        report=report,
-    )
+__all__ = ["JobenvToolset"]
 
 
 class JobenvToolset(vf.Toolset[JobenvToolsConfig, JobenvState]):
@@ -62,7 +44,7 @@ class JobenvToolset(vf.Toolset[JobenvToolsConfig, JobenvState]):
         tasks = select_tasks(load_tasks(task.env_id), [task.task_uid], where=task.env_id)
         sandbox_options = {"image": cfg.sandbox_image} if cfg.sandbox_image else {}
         env = JobEnv(tasks, env_id=task.env_id, sandbox=cfg.sandbox, sandbox_options=sandbox_options, judge=cfg.judge,
-                     judge_options=judge_options, rules=cfg.rules())
+                     judge_options=judge_options, rules=cfg.rules)
         self._exit_stack.push_async_callback(env.aclose)
         await env.areset(options={"task_id": task.task_uid})
         self._env = env
@@ -88,12 +70,12 @@ class JobenvToolset(vf.Toolset[JobenvToolsConfig, JobenvState]):
                 return _result(self._final, error=False)
             if self._env is None:
                 return _result("Error: the episode's sandbox is not available.", error=True)
-            obs, reward, terminated, truncated, info = await self._env.astep(
+            obs, _reward, terminated, truncated, info = await self._env.astep(
                 {"name": name, "arguments": dict(arguments or {})}
             )
             self.state.steps = int(info.get("step") or self.state.steps + 1)
             if terminated or truncated:
-                self.state.outcome = outcome_from_step(reward, info)
+                self.state.outcome = JobenvOutcome.of(self._env.last_outcome)
                 self._final = obs
                 await self._env.aclose()
             return _result(obs, error=not info.get("ok", True) and not (terminated or truncated))

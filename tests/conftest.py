@@ -40,6 +40,21 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     return TwoStreams(config, log)
 
 
+def _uses_docker(item: pytest.Item) -> bool:
+    if "docker_image" in getattr(item, "fixturenames", ()):
+        return True
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return any(v == "docker" for v in params.values() if isinstance(v, str))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that needs the Docker engine carries the ``docker`` marker (``-m "not docker"`` leaves it out),
+    however it got there: the ``docker_image`` fixture or a ``docker`` parameter."""
+    for item in items:
+        if _uses_docker(item) and item.get_closest_marker("docker") is None:
+            item.add_marker(pytest.mark.docker)
+
+
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh, empty JOBENV_DATA for one test."""

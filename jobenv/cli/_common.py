@@ -23,6 +23,8 @@ __all__ = [
     "positive_float",
     "non_negative_float",
     "unit_float",
+    "add_rules_arguments",
+    "RULE_FIELDS",
 ]
 
 # kept equal to jobenv.sandbox.BACKENDS and make_judge's kinds (asserted in tests); written here so that
@@ -118,3 +120,35 @@ def unit_float(text: str) -> float:
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
     return value
+
+
+RULE_FIELDS = ("max_steps", "time_limit_s", "on_truncate", "scoring")
+"""The :class:`~jobenv.episode.EpisodeRules` fields, each a flag of its own (``--max-steps``, ``--time-limit``,
+``--on-truncate``, ``--scoring``); the command's ``Options`` receives them as one ``rules`` value."""
+
+
+def _flag(name: str) -> str:
+    return "--" + name.removesuffix("_s").replace("_", "-")
+
+
+def add_rules_arguments(p: argparse.ArgumentParser, *, subject: str = "episode") -> None:
+    """The episode-rule flags, derived from :class:`~jobenv.episode.EpisodeRules`: its types, bounds, defaults
+    and descriptions, declared once there. ``subject`` names what the rules apply to in the help."""
+    import typing
+
+    from annotated_types import Ge, Gt
+
+    from ..episode.rules import EpisodeRules
+
+    for name in RULE_FIELDS:
+        field = EpisodeRules.model_fields[name]
+        help_text = (field.description or name).replace("episode", subject)
+        args = typing.get_args(field.annotation)
+        if typing.get_origin(field.annotation) is typing.Literal:
+            p.add_argument(_flag(name), dest=name, choices=args, default=field.default, help=help_text)
+            continue
+        base = next(a for a in args if a is not type(None))
+        bounds = {type(m) for m in field.metadata}
+        kind = (positive_int if Ge in bounds else _int) if base is int else (positive_float if Gt in bounds else _float)
+        suffix = "" if field.default is not None else " (default: none)"
+        p.add_argument(_flag(name), dest=name, type=kind, default=field.default, help=help_text + suffix)

@@ -34,7 +34,7 @@ from . import (
     tasks,
     validate,
 )
-from ._common import DefaultsFormatter, NoOptions, OneLineParser
+from ._common import RULE_FIELDS, DefaultsFormatter, NoOptions, OneLineParser
 
 __all__ = ["COMMANDS", "build_parser", "main", "options_for"]
 
@@ -67,6 +67,10 @@ def options_for(command: str, namespace: Any) -> Any:
     """The command's typed ``Options`` built from a parsed namespace (the fields must match the parser's)."""
     cls = getattr(_BY_NAME[command], "Options", NoOptions)
     values = {k: v for k, v in vars(namespace).items() if k != "command"}
+    if "rules" in {f.name for f in dataclasses.fields(cls)}:
+        from ..episode.rules import EpisodeRules
+
+        values["rules"] = EpisodeRules(**{k: values.pop(k) for k in RULE_FIELDS})
     return cls(**{f.name: values[f.name] for f in dataclasses.fields(cls)})
 
 

@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING
 
 from ._common import (
     JUDGE_CHOICES,
     SANDBOX_CHOICES,
-    SCORING_CHOICES,
+    add_rules_arguments,
     non_negative_float,
     positive_float,
     positive_int,
     unit_float,
 )
+
+if TYPE_CHECKING:
+    from ..episode.rules import EpisodeRules
 
 __all__ = ["NAME", "HELP", "Options", "add_arguments", "run", "base_url"]
 
@@ -45,10 +48,7 @@ class Options:
     tasks: list[str] | None
     attempts: int
     concurrency: int
-    max_steps: int
-    time_limit: float | None
-    on_truncate: Literal["zero", "grade"]
-    scoring: Literal["strict", "official"]
+    rules: EpisodeRules
     temperature: float
     top_p: float | None
     max_tokens: int | None
@@ -75,11 +75,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tasks", nargs="*", default=None, help="task ids (default: all)")
     p.add_argument("--attempts", type=positive_int, default=1, help="episodes per task")
     p.add_argument("--concurrency", type=positive_int, default=8, help="episodes at once")
-    p.add_argument("--max-steps", type=positive_int, default=50, help="tool calls per episode, submit included")
-    p.add_argument("--time-limit", type=positive_float, default=None, help="wall-clock seconds per episode (default: none)")
-    p.add_argument("--on-truncate", choices=("zero", "grade"), default="zero",
-                   help="what an episode that runs out before submit earns: 0, or its graded output")
-    p.add_argument("--scoring", choices=SCORING_CHOICES, default="strict", help="which report score is the reward")
+    add_rules_arguments(p)
     p.add_argument("--temperature", type=non_negative_float, default=0.7, help="sampling temperature")
     p.add_argument("--top-p", type=unit_float, default=None, help="nucleus sampling (default: the endpoint's)")
     p.add_argument("--max-tokens", type=positive_int, default=None,
@@ -115,8 +111,7 @@ def run(opts: Options) -> int:
 
     return run_rollout(RolloutOptions(
         env_id=opts.env_id, model=opts.model, base_url=opts.base_url, out=opts.out, api_key=opts.api_key,
-        tasks=opts.tasks, attempts=opts.attempts, concurrency=opts.concurrency, max_steps=opts.max_steps,
-        time_limit=opts.time_limit, on_truncate=opts.on_truncate, scoring=opts.scoring,
+        tasks=opts.tasks, attempts=opts.attempts, concurrency=opts.concurrency, rules=opts.rules,
         temperature=opts.temperature, top_p=opts.top_p, max_tokens=opts.max_tokens, logprobs=opts.logprobs,
         top_logprobs=opts.top_logprobs, sandbox=opts.sandbox, sandbox_image=opts.sandbox_image, judge=opts.judge,
         keep_errors=opts.keep_errors, disjoint_from=tuple(opts.disjoint_from or ()), progress_every_s=opts.progress_every,

@@ -6,10 +6,13 @@ Stopping the server (Ctrl-C or SIGTERM) closes the open sessions and removes the
 from __future__ import annotations
 
 import argparse
-import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ._common import JUDGE_CHOICES, SANDBOX_CHOICES, SCORING_CHOICES, port, positive_float, positive_int
+from ._common import JUDGE_CHOICES, SANDBOX_CHOICES, add_rules_arguments, port, positive_float, positive_int
+
+if TYPE_CHECKING:
+    from ..episode.rules import EpisodeRules
 
 __all__ = ["NAME", "HELP", "Options", "add_arguments", "run"]
 
@@ -25,10 +28,7 @@ class Options:
     sandbox: str | None
     sandbox_image: str | None
     judge: str | None
-    scoring: str
-    max_steps: int
-    time_limit: float | None
-    on_truncate: str
+    rules: EpisodeRules
     idle_timeout: float | None
     protocol: str
     split: str
@@ -51,13 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sandbox-image", default=None,
                    help="Docker image of the docker sandbox (default: jobenv/knowledge-worker:latest)")
     p.add_argument("--judge", choices=JUDGE_CHOICES, default=None, help="judge kind (default: $JOBENV_SERVE_JUDGE or auto)")
-    p.add_argument("--scoring", choices=SCORING_CHOICES, default="strict",
-                   help="which score is the reward: strict (all criteria) or official (the leaderboard's)")
-    p.add_argument("--max-steps", type=positive_int, default=100, help="tool calls per session, submit included")
-    p.add_argument("--time-limit", type=positive_float, default=None,
-                   help="wall-clock seconds per session (default: none)")
-    p.add_argument("--on-truncate", choices=["zero", "grade"], default="zero",
-                   help="what a session that runs out of steps or time before submit earns")
+    add_rules_arguments(p, subject="session")
     p.add_argument("--idle-timeout", type=positive_float, default=None,
                    help="seconds without a tool call before a session's sandbox is closed "
                         "(default: $JOBENV_SERVE_IDLE_TIMEOUT or 600)")
@@ -79,23 +73,20 @@ def run(opts: Options) -> int:
     try:
         if opts.protocol == "openenv":
             require("openenv", "jobenv serve --protocol openenv")
-            from ..grading import EpisodeRules
+            from .. import settings
             from ..hosting.config import API_KEY_ENV_VAR
             from ..openenv_server import cli_serve_openenv
 
-            rules = EpisodeRules(max_steps=opts.max_steps, time_limit_s=opts.time_limit,
-                                 on_truncate=opts.on_truncate, scoring=opts.scoring)  # type: ignore[arg-type]
             return cli_serve_openenv(opts.host, opts.port, sandbox=opts.sandbox, sandbox_image=opts.sandbox_image,
-                                     judge=opts.judge, rules=rules, default_split=opts.split,
+                                     judge=opts.judge, rules=opts.rules, default_split=opts.split,
                                      max_sessions=opts.max_sessions,
-                                     api_key=opts.api_key or os.environ.get(API_KEY_ENV_VAR) or None)
+                                     api_key=opts.api_key or settings.get(API_KEY_ENV_VAR))
         require("hosting", "jobenv serve")
         from ..hosting import ServeConfig, serve
 
         config = ServeConfig.from_env(
             envs=[e for e in opts.envs.split(",") if e.strip()] if opts.envs else None,
-            sandbox=opts.sandbox, sandbox_image=opts.sandbox_image, judge=opts.judge, scoring=opts.scoring,
-            max_steps=opts.max_steps, time_limit_s=opts.time_limit, on_truncate=opts.on_truncate,
+            sandbox=opts.sandbox, sandbox_image=opts.sandbox_image, judge=opts.judge, rules=opts.rules,
             idle_timeout_s=opts.idle_timeout, max_sessions=opts.max_sessions, api_key=opts.api_key,
         )
         return serve(config, host=opts.host, port=opts.port)

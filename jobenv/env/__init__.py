@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .actions import parse_action
+from ..episode.actions import parse_action
 from .environment import JobEnv
 from .spaces import AnyText, ToolCallSpace
 

@@ -1,8 +1,9 @@
 """The environment: :class:`JobEnv`, a Gymnasium env whose episodes are tool calls in a sandbox.
 
-One episode = one task. ``reset`` stages a fresh sandbox holding ``/workspace/task_folder`` and an empty
-``/workspace/output`` and returns the prompt; each ``step`` runs one tool call; ``submit`` grades the output
-folder and ends the episode (see :mod:`jobenv.grading` for the one table of how episodes end and score).
+One episode = one task. ``reset`` starts a :class:`jobenv.episode.Episode` (a fresh sandbox holding
+``/workspace/task_folder`` and an empty ``/workspace/output``) and returns the prompt; each ``step`` is one
+``Episode.step``; ``submit`` grades the output folder and ends the episode (see :mod:`jobenv.episode.finish` for
+the one table of how episodes end and score). This class adds Gymnasium's API and nothing of the episode's rules.
 
 Async is the real implementation (``areset``/``astep``/``aclose``), so one event loop can drive hundreds of
 episodes; ``reset``/``step``/``close`` drive the same coroutines on a private event loop owned by the env.
@@ -29,13 +30,11 @@ import gymnasium
 from pydantic import ValidationError
 
 from .._aio import PrivateLoop
+from ..episode import DEFAULT_MAX_STEPS, Ending, Episode, EpisodeRules, Outcome, Step
 from ..errors import ConfigError, SandboxError, TaskFormatError, first_problem
-from ..grading import Ending, EpisodeRules, Outcome, finish_episode
-from ..prompt import build_prompt
 from ..sandbox.base import Sandbox, SandboxLimits
 from ..tasks import Task, find_task
-from ..tools import Toolbox, ToolResult, tool_schemas
-from .actions import parse_action
+from ..tools import tool_schemas
 from .spaces import AnyText, ToolCallSpace
 
 __all__ = ["JobEnv"]
@@ -45,15 +44,15 @@ class _Resources:
     """What an env must release: kept apart from the env so a finalizer can run after the env is gone."""
 
     def __init__(self) -> None:
-        self.sandbox: Sandbox | None = None
+        self.episode: Episode | None = None
         self.loop = PrivateLoop("jobenv-env-loop")
 
 
 def _release(res: _Resources) -> None:
-    """Finalizer (garbage collection or interpreter exit): close the sandbox and the private loop."""
-    sb, res.sandbox = res.sandbox, None
-    if sb is not None:
-        res.loop.run_quietly(sb.close())
+    """Finalizer (garbage collection or interpreter exit): close the episode's sandbox and the private loop."""
+    ep, res.episode = res.episode, None
+    if ep is not None:
+        res.loop.run_quietly(ep.close())
     res.loop.close()
 
 
@@ -88,8 +87,9 @@ class JobEnv(gymnasium.Env[str, Any]):
     ``info`` keys: after reset ``task_id``, ``uid``, ``split``, ``env_id``, ``tool_schemas``, ``max_steps``,
     ``time_limit_s``, ``on_truncate``, ``scoring``, ``sandbox``; after a step ``task_id``, ``uid``, ``split``,
     ``env_id``, ``step``, ``tool``, ``ok`` (False for any error), ``error`` (kind of error), ``exit_code``
-    (bash); when the episode ends ``status`` ("ok", "error" or "truncated") and ``report`` (the GradeReport as
-    a dict, when one was made); on truncation also ``truncated_reason`` ("max_steps" or "time_limit"). Timing
+    (bash); when the episode ends ``status`` and ``finish_reason`` (:class:`jobenv.episode.Status` and
+    :class:`~jobenv.episode.FinishReason` values) and ``report`` (the GradeReport as a dict, when one was made);
+    on truncation also ``truncated_reason`` (the :class:`~jobenv.episode.Ending`). Timing
     is deliberately not in ``info`` (see :attr:`elapsed_s`), so steps are reproducible for Gymnasium's
     determinism check.
 
@@ -106,7 +106,7 @@ class JobEnv(gymnasium.Env[str, Any]):
         env_id: str | None = None,
         sandbox: Any = "local",
         judge: Any = "auto",
-        max_steps: int | None = 100,
+        max_steps: int | None = DEFAULT_MAX_STEPS,
         time_limit_s: float | None = None,
         on_truncate: Literal["zero", "grade"] = "zero",
         scoring: Literal["strict", "official"] = "strict",
@@ -159,12 +159,8 @@ class JobEnv(gymnasium.Env[str, Any]):
         self._judge: Any = make_judge(judge, **self.judge_options)
         self._res = _Resources()
         self._finalizer = weakref.finalize(self, _release, self._res)
-        self._toolbox: Toolbox | None = None
-        self._last_todos: list[dict[str, Any]] = []
         self._instance_used = False
         self.task: Task | None = None
-        self._steps = 0
-        self._done = True
         self._busy = False
         self.last_report: Any = None
         self.last_outcome: Outcome | None = None
@@ -183,24 +179,34 @@ class JobEnv(gymnasium.Env[str, Any]):
         return tool_schemas()
 
     @property
+    def episode(self) -> Episode | None:
+        """The current (or just finished) episode; None before the first reset."""
+        return self._res.episode
+
+    @property
     def sandbox(self) -> Sandbox | None:
         """The current episode's sandbox (None before reset and after the episode ended)."""
-        return self._res.sandbox
+        return self._res.episode.sandbox if self._res.episode is not None else None
 
     @property
     def todos(self) -> list[dict[str, Any]]:
         """The agent's todo list of the current (or just finished) episode."""
-        return list(self._toolbox.todos) if self._toolbox else list(self._last_todos)
+        return self._res.episode.todos if self._res.episode is not None else []
 
     @property
     def steps(self) -> int:
-        return self._steps
+        return self._res.episode.steps if self._res.episode is not None else 0
 
     @property
     def elapsed_s(self) -> float:
-        """Wall-clock seconds since the current episode's reset, less the time its tools queued for the
-        process's shared extraction workers (see ``Toolbox.elapsed_s``); 0 when no episode runs."""
-        return self._toolbox.elapsed_s if self._toolbox is not None else 0.0
+        """The episode's clock (:attr:`jobenv.episode.Episode.elapsed_s`); 0 when no episode runs."""
+        ep = self._res.episode
+        return ep.elapsed_s if ep is not None and not ep.done else 0.0
+
+    def time_left_s(self) -> float | None:
+        """Seconds left under the time limit (None: unlimited, or no episode running)."""
+        ep = self._res.episode
+        return ep.time_left_s() if ep is not None and not ep.done else None
 
     @property
     def judge(self) -> Any:
@@ -242,16 +248,10 @@ class JobEnv(gymnasium.Env[str, Any]):
 
         return make_sandbox(spec, limits=self.limits, **self.sandbox_options)
 
-    async def _drop_sandbox(self) -> None:
-        sb, self._res.sandbox = self._res.sandbox, None
-        if self._toolbox is not None:
-            self._last_todos = list(self._toolbox.todos)  # the plan stays readable after the episode
-        self._toolbox = None
-        if sb is not None:
-            try:
-                await sb.close()
-            except Exception:
-                pass  # the sandbox's own finalizer and `jobenv gc` are the backstop
+    async def _drop_episode(self) -> None:
+        ep = self._res.episode
+        if ep is not None:
+            await ep.close()
 
     # ------------------------------------------------------------------------------------------ async API
     async def areset(
@@ -267,24 +267,19 @@ class JobEnv(gymnasium.Env[str, Any]):
         """
         super().reset(seed=seed)
         task = self._pick_task(options)
-        await self._drop_sandbox()
+        await self._drop_episode()
         sb = self._new_sandbox()
-        self._res.sandbox = sb
+        episode = Episode(task, sb, self._judge, self.rules, network=self.limits.web,
+                          include_instructions=self.include_instructions)
+        self._res.episode = episode
         try:
-            await sb.start(task.task_folder)
+            await episode.start()
         except BaseException:
-            await self._drop_sandbox()
+            self._res.episode = None
             raise
-        self._toolbox = Toolbox(sb)
-        self._last_todos = []
         self.task = task
-        self._steps = 0
-        self._done = False
         self.last_report = None
         self.last_outcome = None
-        self._toolbox.start_clock(self.rules.time_limit_s)
-        prompt = build_prompt(task, rules=self.rules, network=self.limits.web,
-                              include_instructions=self.include_instructions)
         info = self._info()
         info.update(
             tool_schemas=self.tool_schemas(),
@@ -294,82 +289,62 @@ class JobEnv(gymnasium.Env[str, Any]):
             scoring=self.rules.scoring,
             sandbox=getattr(sb, "name", type(sb).__name__),
         )
-        return prompt, info
+        return episode.prompt, info
 
     async def astep(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Run one tool call; see the module docstring for the failure behaviour. Never raises for an action."""
-        if self.task is None:
+        ep = self._res.episode
+        if self.task is None or ep is None:
             raise gymnasium.error.ResetNeeded("call reset() (or areset()) before step()")
-        if self._done:
+        if ep.done:
             info = self._info()
-            info.update(step=self._steps, tool=None, ok=False, episode_over=True)
+            info.update(step=ep.steps, tool=None, ok=False, episode_over=True)
             return "The episode is over; call reset() to start a new one.", 0.0, True, False, info
         if self._busy:
             raise RuntimeError("JobEnv.astep called while another step of the same env is running")
         self._busy = True
         try:
-            return await self._astep(action)
+            step = await ep.step(action)
         finally:
             self._busy = False
+        return self._transition(step)
 
-    def _out_of_time(self) -> bool:
-        return self.rules.time_limit_s is not None and self.elapsed_s >= self.rules.time_limit_s
+    async def afinish(self, ending: Ending | str) -> Outcome:
+        """End the running episode by ``ending`` — a budget of the caller's own (a rollout's token budget, an
+        agent that stopped calling tools) — under the env's rules, exactly as a step that ran out would. The
+        outcome of an episode that already ended is returned as is; ResetNeeded before the first reset."""
+        ep = self._res.episode
+        if ep is None:
+            raise gymnasium.error.ResetNeeded("call reset() (or areset()) before finish()")
+        outcome = await ep.finish(ending)
+        self.last_outcome, self.last_report = outcome, outcome.report
+        return outcome
 
-    async def _astep(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        assert self._toolbox is not None
-        self._steps += 1
+    def _transition(self, step: Step) -> tuple[str, float, bool, bool, dict[str, Any]]:
         info = self._info()
-        info["step"] = self._steps
-        if self._out_of_time():
-            # out of time before this call: it does not run (a late submit earns nothing)
-            return await self._end(info, "time_limit", "")
-        parsed = parse_action(action)
-        if isinstance(parsed, str):
-            result = ToolResult(name="", text=parsed, ok=False, metadata={"error": "malformed_action"})
-        else:
-            name, args = parsed
-            result = await self._toolbox.call(name, args)
-        info.update(tool=result.name or None, ok=result.ok)
-        if "exit_code" in result.metadata:
-            info["exit_code"] = result.metadata["exit_code"]
-        if not result.ok and result.metadata.get("error"):
-            info["error"] = result.metadata["error"]
-        if result.submitted:
-            return await self._end(info, "submit", "")
-        if self.rules.max_steps is not None and self._steps >= self.rules.max_steps:
-            return await self._end(info, "max_steps", result.text)
-        if self._out_of_time():
-            return await self._end(info, "time_limit", result.text)
-        return result.text, 0.0, False, False, info
-
-    async def _end(self, info: dict[str, Any], ending: Ending, obs: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Finish the episode through :func:`jobenv.grading.finish_episode`, the one rule for every front-end."""
-        assert self.task is not None
-        self._done = True
-        try:
-            outcome = await finish_episode(self.task, self._res.sandbox, self._judge, ending=ending, rules=self.rules)
-        finally:
-            await self._drop_sandbox()
-        self.last_outcome = outcome
-        self.last_report = outcome.report
-        info.setdefault("tool", None)
-        info.setdefault("ok", False)
-        info["status"] = outcome.status
+        info.update(step=step.index, tool=step.tool, ok=step.ok)
+        meta = step.metadata or {}
+        if "exit_code" in meta:
+            info["exit_code"] = meta["exit_code"]
+        if step.error:
+            info["error"] = step.error
+        outcome = step.outcome
+        if outcome is None:
+            return step.observation, 0.0, False, False, info
+        self.last_outcome, self.last_report = outcome, outcome.report
+        public = outcome.public()
+        info["status"] = public["status"]
         if outcome.report is not None:
-            info["report"] = outcome.report.model_dump(mode="json")
-        if outcome.refused:
-            info["refused_output"] = list(outcome.refused)
-        if outcome.error:
-            info["error"] = outcome.error
-        if ending != "submit":
-            info["truncated_reason"] = ending
-        text = f"{obs}\n\n{outcome.observation}" if obs else outcome.observation
-        return text, outcome.reward, ending == "submit", ending != "submit", info
+            info["report"] = outcome.report_dict()
+        for key in ("finish_reason", "refused_output", "error", "truncated_reason"):
+            if key in public:
+                info[key] = public[key]
+        truncated = outcome.ending.truncated
+        return step.observation, float(outcome.reward), not truncated, truncated, info
 
     async def aclose(self) -> None:
         """Remove the sandbox. Safe to call twice; the env can be reset again afterwards."""
-        await self._drop_sandbox()
-        self._done = True
+        await self._drop_episode()
 
     # ------------------------------------------------------------------------------------------ sync API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
@@ -382,12 +357,11 @@ class JobEnv(gymnasium.Env[str, Any]):
 
     def close(self) -> None:
         """Remove the sandbox and release the private event loop (and its thread). Safe to call twice."""
-        if self._res.sandbox is not None:
+        if self.sandbox is not None:
             try:
                 self._res.loop.run(self.aclose())
             except RuntimeError:
                 pass
-        self._done = True
         self._res.loop.close()
 
     def render(self) -> None:

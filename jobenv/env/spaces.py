@@ -10,7 +10,7 @@ import gymnasium
 import numpy as np
 
 from ..tools import TOOL_NAMES, sample_actions
-from .actions import parse_action
+from ..episode.actions import parse_action
 
 __all__ = ["AnyText", "ToolCallSpace"]
 

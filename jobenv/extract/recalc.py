@@ -82,7 +82,9 @@ def soffice_path() -> str | None:
 
 
 def _chosen(engine: str | None) -> str:
-    name = (engine or os.environ.get(ENV_ENGINE) or "auto").strip().lower()
+    from .. import settings
+
+    name = (engine or settings.get(ENV_ENGINE) or "auto").strip().lower()
     if name not in ("auto", "libreoffice", "formulas", "none"):
         raise ValueError(f"unknown recalculation engine {name!r}: expected auto, libreoffice, formulas or none")
     return name

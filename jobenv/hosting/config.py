@@ -12,13 +12,16 @@ class (route)          split -> env id                  split type
 
 from __future__ import annotations
 
-import os
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .. import settings
+from ..episode.rules import EpisodeRules
 from ..errors import JobenvError, UnknownEnvError, first_problem
+from ..sandbox.config import SandboxConfig
 
 __all__ = [
     "HostedDataset",
@@ -98,59 +101,89 @@ def select_datasets(envs: list[str] | str | None) -> list[HostedDataset]:
     return out
 
 
+_LEGACY_RULES = ("max_steps", "time_limit_s", "on_truncate", "scoring")
+
+
 class ServeConfig(BaseModel):
-    """Everything ``jobenv serve`` can be told. ``ServeConfig.from_env(**overrides)`` reads the ``JOBENV_*``
-    variables and lets explicit (non-None) values win."""
+    """Everything ``jobenv serve`` can be told: the episode ``rules`` and the ``sandbox`` are the core's own models,
+    nested. ``ServeConfig.from_env(**overrides)`` reads the ``JOBENV_*`` variables (through :mod:`jobenv.settings`)
+    and lets explicit (non-None) values win. The flat keys of schema 1 (``max_steps``, ``sandbox_image``, ...)
+    are still read, with a DeprecationWarning."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[2] = 2
     envs: list[str] | None = None  # keys or routes (see HOSTED_DATASETS); None serves every class whose tasks load
-    sandbox: Literal["local", "docker"] = "local"
-    sandbox_image: str | None = None  # docker backend only
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     judge: Literal["auto", "checks", "llm"] = "auto"
-    scoring: Literal["strict", "official"] = "strict"
-    max_steps: int | None = Field(default=100, ge=1)
-    time_limit_s: float | None = Field(default=None, gt=0)
-    on_truncate: Literal["zero", "grade"] = "zero"
+    judge_options: dict[str, Any] = Field(default_factory=dict)
+    rules: EpisodeRules = Field(default_factory=EpisodeRules)
     idle_timeout_s: float = Field(default=600.0, gt=0)
     max_sessions: int = Field(default=64, ge=1)  # sandboxes open at once; a create past it is refused (HTTP 503)
     api_key: str | None = Field(default=None, min_length=8, repr=False)
-    sandbox_options: dict[str, Any] = Field(default_factory=dict)
-    judge_options: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nest_flat_keys(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        flat = [k for k in (*_LEGACY_RULES, "sandbox_image", "sandbox_options") if k in data]
+        if not flat and not isinstance(data.get("sandbox"), str):
+            return data
+        if flat:
+            warnings.warn(f"ServeConfig({', '.join(flat)}=...) is deprecated: use rules=EpisodeRules(...) and "
+                          "sandbox=SandboxConfig(...)", DeprecationWarning, stacklevel=3)
+        data.pop("schema_version", None)
+        rules = {k: data.pop(k) for k in _LEGACY_RULES if k in data}
+        if rules:
+            base = data.get("rules")
+            data["rules"] = {**(base.model_dump() if isinstance(base, EpisodeRules) else dict(base or {})), **rules}
+        sandbox = data.get("sandbox")
+        if isinstance(sandbox, str) or "sandbox_image" in data or "sandbox_options" in data:
+            options = dict(data.pop("sandbox_options", None) or {})
+            image = data.pop("sandbox_image", None)
+            if image:
+                options["image"] = image
+            backend = sandbox if isinstance(sandbox, str) else "local"
+            if image and backend != "docker":
+                raise ValueError("a sandbox image needs the docker sandbox (--sandbox docker)")
+            data["sandbox"] = SandboxConfig.build(backend, **options)
+        return data
 
     @classmethod
-    def from_env(cls, **overrides: Any) -> ServeConfig:
-        """Defaults from ``$JOBENV_SANDBOX``, ``$JOBENV_SERVE_JUDGE``, ``$JOBENV_SERVE_ENVS``,
-        ``$JOBENV_SERVE_IDLE_TIMEOUT`` and ``$JOBENV_SERVE_API_KEY``; ``overrides`` that are not None win. Raises pydantic's ValidationError
-        (a ValueError) for a bad value."""
+    def from_env(cls, *, sandbox: str | None = None, sandbox_image: str | None = None,
+                 rules: EpisodeRules | None = None, **overrides: Any) -> ServeConfig:
+        """Defaults from ``$JOBENV_SANDBOX``, ``$JOBENV_SANDBOX_IMAGE``, ``$JOBENV_SERVE_JUDGE``,
+        ``$JOBENV_SERVE_ENVS``, ``$JOBENV_SERVE_IDLE_TIMEOUT`` and ``$JOBENV_SERVE_API_KEY``; ``overrides`` that are
+        not None win. Raises JobenvError naming a bad value."""
         values: dict[str, Any] = {}
-        if os.environ.get(SANDBOX_ENV_VAR):
-            values["sandbox"] = os.environ[SANDBOX_ENV_VAR]
-        if os.environ.get(JUDGE_ENV_VAR):
-            values["judge"] = os.environ[JUDGE_ENV_VAR]
-        if os.environ.get(ENVS_ENV_VAR):
-            values["envs"] = [e for e in os.environ[ENVS_ENV_VAR].split(",") if e.strip()]
-        if os.environ.get(IDLE_ENV_VAR):
-            values["idle_timeout_s"] = os.environ[IDLE_ENV_VAR]
-        if os.environ.get(API_KEY_ENV_VAR):
-            values["api_key"] = os.environ[API_KEY_ENV_VAR]
+        if settings.get(JUDGE_ENV_VAR):
+            values["judge"] = settings.get(JUDGE_ENV_VAR)
+        envs = settings.get(ENVS_ENV_VAR)
+        if envs:
+            values["envs"] = [e for e in envs.split(",") if e.strip()]
+        if settings.get(IDLE_ENV_VAR):
+            values["idle_timeout_s"] = settings.get(IDLE_ENV_VAR)
+        if settings.get(API_KEY_ENV_VAR):
+            values["api_key"] = settings.get(API_KEY_ENV_VAR)
+        legacy_rules = {k: overrides.pop(k) for k in _LEGACY_RULES if k in overrides}
         values.update({k: v for k, v in overrides.items() if v is not None})
         try:
+            if sandbox_image and (sandbox or settings.get(SANDBOX_ENV_VAR) or "local") != "docker":
+                raise ValueError("a sandbox image needs the docker sandbox (--sandbox docker)")
+            options: dict[str, Any] = dict(overrides.get("sandbox_options") or {})
+            if sandbox_image:
+                options["image"] = sandbox_image
+            values["sandbox"] = SandboxConfig.from_env(None, backend=sandbox, **options)
+            values.pop("sandbox_options", None)
+            rules = rules or EpisodeRules()
+            if legacy_rules:
+                rules = EpisodeRules(**{**rules.model_dump(), **{k: v for k, v in legacy_rules.items() if v is not None}})
+            values["rules"] = rules
             return cls(**values)
         except ValidationError as exc:
             where, msg, got = first_problem(exc, "config")
             raise JobenvError(f"serve configuration: {where}: {msg} (got {got!r})") from None
-
-    @model_validator(mode="after")
-    def _image_needs_docker(self) -> ServeConfig:
-        if self.sandbox_image and self.sandbox != "docker":
-            raise ValueError("a sandbox image needs the docker sandbox (--sandbox docker)")
-        return self
-
-    def sandbox_kwargs(self) -> dict[str, Any]:
-        """Options for :func:`jobenv.sandbox.make_sandbox` (the image goes to the docker backend)."""
-        opts = dict(self.sandbox_options)
-        if self.sandbox_image:
-            opts["image"] = self.sandbox_image
-        return opts
+        except (ValueError, JobenvError) as exc:
+            raise JobenvError(f"serve configuration: {exc}") from None

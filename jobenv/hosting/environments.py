@@ -9,9 +9,10 @@ A session behaves like one episode of :class:`jobenv.JobEnv` with the same rules
 
 * tools, descriptions and parameter schemas are the local ones (one table, :mod:`jobenv.tools`); a bad argument or
   an unknown tool is answered with the observation the local env gives, as an ordinary unfinished output;
-* every call counts as a step (submit included); at ``max_steps`` or past ``time_limit_s`` the episode ends
-  through :func:`jobenv.grading.finish_episode` with the truncation rule, exactly as in the env;
-* ``submit`` ends the episode through the same function; the report is redacted (:mod:`jobenv.hosting.redact`).
+* each call is one step of a :class:`jobenv.episode.Episode`, the core every front-end drives: budgets, the clock
+  and endings are the core's, exactly as in the env;
+* the end-of-episode fields are the outcome's public view (:meth:`jobenv.episode.Outcome.public`) plus the report,
+  redacted (:mod:`jobenv.hosting.redact`).
 
 Infrastructure failures (no sandbox, a judge that cannot work, an idle session closed, grading that failed) end
 the episode with ``metadata["status"] == "error"``, an ``error_kind`` and ``reward=None``, so a client can tell
@@ -34,17 +35,15 @@ try:
 except ImportError:  # pragma: no cover - depends on the installation
     raise MissingExtraError("hosting needs the openreward SDK: pip install 'jobenv[hosting]'") from None
 
+from ..episode import Episode, ErrorKind, Outcome, Status, Step
 from ..tools import CONCURRENT_TOOLS, SUBMIT, TOOL_DESCRIPTIONS, TOOL_NAMES, tool_schemas
 from .config import HOSTED_DATASETS, HostedDataset, ServeConfig
 from .redact import PrivateText, private_texts, public_task_spec, redact_report
 from .runtime import Runtime
 
 if TYPE_CHECKING:
-    from ..grading import Outcome
     from ..judge.base import Judge
-    from ..sandbox.base import Sandbox
     from ..tasks import Task
-    from ..tools import Toolbox, ToolResult
 
 __all__ = ["JobenvEnvironment", "Jobenv", "JobBench", "JobTasks", "JobenvSample", "ENVIRONMENT_CLASSES", "Server"]
 
@@ -96,10 +95,8 @@ class JobenvEnvironment(Environment):
         # the judge is the server's (built once), or this session's own when it brought a key
         self._judge: Judge | None
         self._judge, problem = rt.session_judge(self._task, dict(secrets or {}))
-        self._sandbox: Sandbox | None = None
-        self._toolbox: Toolbox | None = None
-        self._failure: tuple[str, str] | None = ("judge", problem) if problem else None  # (error kind, message)
-        self._steps = 0
+        self._episode: Episode | None = None
+        self._failure: tuple[ErrorKind, str] | None = (ErrorKind.JUDGE, problem) if problem else None
         self._last_active = time.monotonic()
         self._inflight = 0
         self._ended = False
@@ -125,59 +122,55 @@ class JobenvEnvironment(Environment):
         return [public_task_spec(t, split, i) for i, t in enumerate(rt.tasks[rt.env_id(cls.dataset, split)])]
 
     def get_prompt(self) -> list[Any]:
-        from ..prompt import build_prompt
+        from ..episode.prompt import build_prompt
 
         # hosted sandboxes use the default limits (no network), so the prompt says what the env's default says
         return [TextBlock(text=build_prompt(self._task, rules=self._rt.rules))]
 
     # ---- session life cycle -----------------------------------------------------------------------------
     async def setup(self) -> None:
-        """Stage the sandbox. Never raises: a failure is kept and reported by the first tool call."""
+        """Start the episode. Never raises: a failure is kept and reported by the first tool call."""
         async with self._lock:
-            if self._sandbox is not None or self._failure is not None or self._ended:
+            if self._episode is not None or self._failure is not None or self._ended:
                 return
-            sb = None
+            episode = None
             try:
-                from ..sandbox import make_sandbox
-                from ..tools import Toolbox
-
-                cfg = self._rt.config
-                sb = make_sandbox(cfg.sandbox, **cfg.sandbox_kwargs())
-                await sb.start(self._task.task_folder)  # through the backend's start gate: a burst waits its turn
-                self._sandbox, self._toolbox = sb, Toolbox(sb)
-                self._toolbox.start_clock(self._rt.rules.time_limit_s)
+                episode = Episode(self._task, self._rt.sandbox_factory(), self._judge, self._rt.rules)
+                await episode.start()  # through the backend's start gate: a burst waits its turn
+                self._episode = episode
                 self._rt.sandbox_opened(self)
             except Exception as exc:  # noqa: BLE001 - reported through the tools, see the module docstring
-                self._failure = ("sandbox", f"the sandbox for this task could not start: {type(exc).__name__}: {exc}")
+                self._failure = (ErrorKind.SANDBOX,
+                                 f"the sandbox for this task could not start: {type(exc).__name__}: {exc}")
             finally:
                 # failed or cancelled (the session was deleted mid-setup): leave nothing behind
-                if sb is not None and self._sandbox is not sb:
-                    await _close_quietly(sb)
+                if episode is not None and self._episode is not episode:
+                    await episode.close()
 
     async def teardown(self) -> None:
         """Remove the sandbox; later calls are refused. Never raises."""
-        await self._close_sandbox("the session was closed")
-        self._failure = self._failure or ("closed", "the session was closed")
+        await self._close_episode("the session was closed")
+        self._failure = self._failure or (ErrorKind.CLOSED, "the session was closed")
 
     def idle_for(self, now: float) -> float | None:
         """Seconds since the last tool call, or None when nothing is open or a call is running."""
-        if self._sandbox is None or self._inflight:
+        if self._episode is None or self._inflight:
             return None
         return now - self._last_active
 
     async def expire(self, reason: str) -> bool:
         """Close the sandbox of an idle session; its next call ends the episode with ``error_kind`` "idle"."""
-        if self._sandbox is None or self._inflight:
+        if self._episode is None or self._inflight:
             return False
-        self._failure = ("idle", f"this session was {reason}")
-        await self._close_sandbox(reason)
+        self._failure = (ErrorKind.IDLE, f"this session was {reason}")
+        await self._close_episode(reason)
         return True
 
-    async def _close_sandbox(self, why: str) -> None:
+    async def _close_episode(self, why: str) -> None:
         async with self._lock:
-            sb, self._sandbox, self._toolbox = self._sandbox, None, None
-        if sb is not None:
-            await _close_quietly(sb)
+            episode, self._episode = self._episode, None
+        if episode is not None:
+            await episode.close()
             self._rt.sandbox_closed(self, why)
 
     # ---- tool calls -----------------------------------------------------------------------------------------
@@ -194,92 +187,64 @@ class JobenvEnvironment(Environment):
         return await self._step(params.requested, params.arguments)
 
     async def _step(self, name: str, arguments: Any) -> ToolOutput:
-        """One tool call of the episode (see the module docstring). Never raises."""
-        if self._sandbox is None and self._failure is None and not self._ended:
+        """One step of the episode (see the module docstring). Never raises."""
+        if self._episode is None and self._failure is None and not self._ended:
             await self.setup()  # the server always runs setup first; this covers direct use
-        if self._failure is not None or self._toolbox is None:
+        episode = self._episode
+        if self._failure is not None or episode is None:
             return self._infrastructure_error(name)
         self._inflight += 1
         self._last_active = time.monotonic()
         try:
-            self._steps += 1
-            rules = self._rt.rules
-            if rules.time_limit_s is not None and self._elapsed() >= rules.time_limit_s:
-                return await self._end("time_limit", "")  # out of time before this call: it does not run
             try:
-                result = await self._toolbox.call(name, arguments)
-            except Exception as exc:  # noqa: BLE001 - the Toolbox does not raise; never let it kill the session
+                step = await episode.step({"name": name, "arguments": arguments})
+            except Exception as exc:  # noqa: BLE001 - the core does not raise; never let it kill the session
                 return _text(f"Error: {name} failed: {type(exc).__name__}: {exc}",
-                             metadata={"status": "error", "error_kind": "tool", "tool": name})
-            if result.submitted:
-                return await self._end("submit", "")
-            if rules.max_steps is not None and self._steps >= rules.max_steps:
-                return await self._end("max_steps", result.text)
-            if rules.time_limit_s is not None and self._elapsed() >= rules.time_limit_s:
-                return await self._end("time_limit", result.text)
-            return self._observation(result)
+                             metadata={"status": Status.ERROR.value, "error_kind": ErrorKind.TOOL.value, "tool": name})
+            if step.over:
+                return self._infrastructure_error(name)
+            if step.outcome is not None:
+                return await self._end(step, step.outcome)
+            return self._observation(step)
         finally:
             self._inflight -= 1
             self._last_active = time.monotonic()
 
-    def _elapsed(self) -> float:
-        return self._toolbox.elapsed_s if self._toolbox is not None else 0.0
-
-    def _observation(self, result: ToolResult) -> ToolOutput:
+    def _observation(self, step: Step) -> ToolOutput:
         # round-trip through JSON: a non-JSON value here would make the SDK's ToolOutput raise
-        meta = json.loads(json.dumps(dict(result.metadata or {}), default=str))
-        meta.update(status="ok" if result.ok else "error", ok=bool(result.ok), step=self._steps)
-        return _text(result.text, metadata=meta)
+        meta = json.loads(json.dumps(dict(step.metadata or {}), default=str))
+        if step.error:
+            meta["error"] = step.error
+        meta.update(status=Status.OK.value if step.ok else Status.ERROR.value, ok=step.ok, step=step.index)
+        return _text(step.observation, metadata=meta)
 
-    async def _end(self, ending: str, last_text: str) -> ToolOutput:
-        """End the episode through :func:`jobenv.grading.finish_episode`; the sandbox is closed after."""
-        from ..grading import finish_episode
-
-        assert self._sandbox is not None
+    async def _end(self, step: Step, outcome: Outcome) -> ToolOutput:
+        """The episode ended in the core (its sandbox is closed): the outcome's public view, report redacted."""
         self._ended = True
-        outcome = await finish_episode(self._task, self._sandbox, self._judge, ending=ending,  # type: ignore[arg-type]
-                                       rules=self._rt.rules)
-        await self._close_sandbox(f"episode ended ({ending})")
-        self._failure = ("finished", "the episode is over")
-        return self._outcome_output(outcome, ending, last_text)
-
-    def _outcome_output(self, outcome: Outcome, ending: str, last_text: str) -> ToolOutput:
+        await self._close_episode(f"episode ended ({outcome.ending.value})")
+        self._failure = (ErrorKind.FINISHED, "the episode is over")
         guard = self._private
-        meta: dict[str, Any] = {"status": outcome.status, "task_id": self._task.id, "ending": ending,
-                                "steps": self._steps}
+        public = outcome.public()
+        meta: dict[str, Any] = {**public, "task_id": self._task.id, "steps": step.index}
         if outcome.report is not None:
-            meta["report"] = redact_report(outcome.report.model_dump(mode="json"), guard)
-        if outcome.refused:
-            meta["refused_output"] = list(outcome.refused)
-        if outcome.status == "truncated":
-            meta["truncated_reason"] = ending
-        reward: float | None = float(outcome.reward)
-        if outcome.status == "error":
-            meta.update(error_kind="grading", error=guard.clean(outcome.error or "grading failed"))
-            reward = None  # not a score: the client can tell it from a 0
-        note = guard.clean(outcome.observation)
-        text = f"{last_text}\n\n{note}" if last_text else note
-        return _text(text, metadata=meta, reward=reward, finished=True)
+            meta["report"] = redact_report(outcome.report_dict() or {}, guard)
+        if "error" in meta:
+            meta["error"] = guard.clean(meta["error"])
+        return _text(guard.clean(step.observation), metadata=meta, reward=public["reward"], finished=True)
 
     def _infrastructure_error(self, name: str) -> ToolOutput:
-        kind, message = self._failure or ("sandbox", "the sandbox is not available")
-        if kind == "finished":
+        kind, message = self._failure or (ErrorKind.SANDBOX, "the sandbox is not available")
+        if kind is ErrorKind.FINISHED:
             text = "The episode is over."
         else:
             text = f"Infrastructure error: {self._private.clean(message)}. The episode is over."
-        return _text(text, metadata={"status": "error", "error_kind": kind, "error": self._private.clean(message),
+        return _text(text, metadata={"status": Status.ERROR.value, "error_kind": kind.value,
+                                     "error": self._private.clean(message),
                                      "tool": name}, reward=None, finished=True)
 
 
 def _text(text: str, **kw: Any) -> ToolOutput:
     return ToolOutput(blocks=[TextBlock(text=text)], **kw)
-
-
-async def _close_quietly(sb: Sandbox) -> None:
-    try:
-        await sb.close()
-    except BaseException:  # noqa: BLE001 - cleanup must not mask the outcome (close never raises by contract)
-        pass
 
 
 def _tool_method(name: str) -> Any:

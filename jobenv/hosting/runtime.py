@@ -12,13 +12,15 @@ import asyncio
 import sys
 import time
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import JobenvError, JudgeConfigError, TaskFormatError, UnknownEnvError
 from .config import HostedDataset, ServeConfig, select_datasets
 
 if TYPE_CHECKING:
-    from ..grading import EpisodeRules
+    from ..episode import EpisodeRules
+    from ..sandbox.base import Sandbox
     from ..judge.base import Judge
     from ..tasks import Task
 
@@ -48,11 +50,10 @@ class Runtime:
 
     def __init__(self, config: ServeConfig, datasets: list[HostedDataset], tasks: dict[str, list[Task]],
                  routes: dict[str, dict[str, str]], judge: Judge | None, judge_note: str | None) -> None:
-        from ..grading import EpisodeRules
 
         self.config = config
-        self.rules: EpisodeRules = EpisodeRules(max_steps=config.max_steps, time_limit_s=config.time_limit_s,
-                                                on_truncate=config.on_truncate, scoring=config.scoring)
+        self.rules: EpisodeRules = config.rules
+        self.sandbox_factory: Callable[[], Sandbox] = config.sandbox.make  # a new, unstarted sandbox per session
         self.datasets = [d for d in datasets if d.route in routes]
         self.tasks = tasks
         self.routes = routes
@@ -157,7 +158,7 @@ class Runtime:
         return {"open_sandboxes": self.open_sandboxes, "sessions": len(self.sessions),
                 "idle_timeout_s": self.config.idle_timeout_s, "max_steps": self.rules.max_steps,
                 "time_limit_s": self.rules.time_limit_s, "judge": self.config.judge, "scoring": self.rules.scoring,
-                "sandbox": self.config.sandbox, "routes": {r: list(s) for r, s in self.routes.items()}}
+                "sandbox": self.config.sandbox.backend, "routes": {r: list(s) for r, s in self.routes.items()}}
 
     def _ensure_reaper(self) -> None:
         if self._reaper is None or self._reaper.done():
@@ -181,15 +182,14 @@ def _needs_llm(kind: str, task: Task) -> bool:
 
 
 def _with_session_key(config: ServeConfig, key: str) -> dict[str, Any]:
-    import os
-
+    from .. import settings
     from ..judge import ENV_BASE_URL
 
     opts = dict(config.judge_options)
     opts["api_key"] = key
     # On OpenReward the secret is a placeholder swapped in only on requests to OpenAI's host, so with no endpoint
     # configured the judge goes there.
-    if not opts.get("base_url") and not os.environ.get(ENV_BASE_URL):
+    if not opts.get("base_url") and not settings.get(ENV_BASE_URL):
         opts["base_url"] = OPENAI_BASE_URL
     return opts
 

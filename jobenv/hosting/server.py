@@ -147,9 +147,9 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8080) -> 
     rt: Runtime = server.jobenv_runtime
     routes = ", ".join(f"/{r} ({', '.join(s)})" for r, s in rt.routes.items())
     limits = f"max_steps {rt.rules.max_steps}, time_limit {rt.rules.time_limit_s or 'none'}"
-    image = f" image {config.sandbox_image}" if config.sandbox_image else ""
-    log(f"http://{host}:{port} serving {routes}; sandbox {config.sandbox}{image}, judge {config.judge}, "
-        f"scoring {config.scoring}, {limits}, on_truncate {config.on_truncate}, "
+    image = config.sandbox.options.get("image")
+    log(f"http://{host}:{port} serving {routes}; sandbox {config.sandbox.backend}{f' image {image}' if image else ''}, "
+        f"judge {config.judge}, scoring {rt.rules.scoring}, {limits}, on_truncate {rt.rules.on_truncate}, "
         f"idle timeout {config.idle_timeout_s:g} s, at most {config.max_sessions} sessions, "
         f"API key {'required' if config.api_key else 'not required'}")
     server.run(host=host, port=port)

@@ -7,7 +7,6 @@ bad value is a :class:`~jobenv.errors.JudgeConfigError` naming it.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -60,10 +59,11 @@ class JudgeConfig(BaseModel):
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> JudgeConfig:
         """``overrides`` with ``base_url``, ``api_key`` and ``model`` taken from the ``JOBENV_JUDGE_*`` variables
         (of ``environ``, default ``os.environ``) where not given. Raises JudgeConfigError for a bad option."""
-        env = os.environ if environ is None else environ
+        from .. import settings
+
         for field, var in (("base_url", ENV_BASE_URL), ("api_key", ENV_API_KEY), ("model", ENV_MODEL)):
             if not overrides.get(field):
-                overrides[field] = env.get(var) or None
+                overrides[field] = settings.get(var, environ)
         return cls.build(**overrides)
 
     @property

@@ -67,8 +67,9 @@ def llm_config_from_env(
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("JOBENV_CACHE")
-    return (Path(base) if base else Path.home() / ".cache" / "jobenv") / "judge"
+    from .. import settings
+
+    return settings.cache_dir() / "judge"
 
 
 # ---------------------------------------------------------------------------------------------- prompt
@@ -342,7 +343,10 @@ class LLMJudge(Judge):
         if cache_dir is False:
             self.cache: VerdictCache | None = None
         elif cache_dir is None or cache_dir is True:
-            self.cache = None if os.environ.get("JOBENV_JUDGE_CACHE", "1") == "0" else VerdictCache(default_cache_dir())
+            from .. import settings
+
+            off = settings.get("JOBENV_JUDGE_CACHE") == "0"
+            self.cache = None if off else VerdictCache(default_cache_dir())
         else:
             self.cache = VerdictCache(Path(cache_dir))
 

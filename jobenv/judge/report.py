@@ -228,25 +228,34 @@ def _now() -> str:
 
 _HASH_CACHE: str | None = None
 
+GRADER_SOURCES = ("extract/*.py", "judge/*.py", "judge/prompts/*.txt", "check_models.py", "episode/finish.py",
+                  "episode/outcome.py", "episode/rules.py", "tasks.py")
+"""Everything under ``jobenv/`` that can change a score: extraction (readers, service, worker and their budgets),
+the checks' models and defaults, the judges and their prompts, the grading rules and how rubrics are read."""
+NOT_GRADER = ("judge/probes.py",)  # used by the task generator only: changes no score
 
-def grader_sha256() -> str:
-    """SHA-256 over the grader's source (jobenv/extract/*.py, jobenv/judge/*.py and the judge prompts), so
-    scores from different grader versions are never silently mixed."""
+
+def grader_sha256(package: Path | None = None) -> str:
+    """SHA-256 over :data:`GRADER_SOURCES` of ``package`` (default: this jobenv), so scores from different
+    grader versions are never silently mixed."""
     global _HASH_CACHE
-    if _HASH_CACHE is None:
-        here = Path(__file__).resolve().parent
-        files = [*sorted((here.parent / "extract").glob("*.py")), *sorted(here.glob("*.py")),
-                 *sorted((here / "prompts").glob("*.txt"))]
-        h = hashlib.sha256()
-        for f in files:
-            h.update(f.relative_to(here.parent).as_posix().encode() + b"\0")
-            try:
-                h.update(f.read_bytes())
-            except OSError:
-                h.update(b"?")
-            h.update(b"\0")
-        _HASH_CACHE = h.hexdigest()
-    return _HASH_CACHE
+    if package is None and _HASH_CACHE is not None:
+        return _HASH_CACHE
+    root = package or Path(__file__).resolve().parent.parent
+    files = sorted({f for pattern in GRADER_SOURCES for f in root.glob(pattern)
+                    if f.relative_to(root).as_posix() not in NOT_GRADER})
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.relative_to(root).as_posix().encode() + b"\0")
+        try:
+            h.update(f.read_bytes())
+        except OSError:
+            h.update(b"?")
+        h.update(b"\0")
+    digest = h.hexdigest()
+    if package is None:
+        _HASH_CACHE = digest
+    return digest
 
 
 def grader_hash() -> str:

@@ -13,9 +13,10 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlparse
 
+from ..episode.rules import EpisodeRules
 from ..errors import ConfigError, JobenvError
 from .summary import print_summary, summarize
 from .trajectory import Trajectory, export_trajectories, read_trajectories
@@ -52,10 +53,7 @@ class RolloutOptions:
     tasks: Sequence[str] | None = None
     attempts: int = 1
     concurrency: int = 8
-    max_steps: int = 50
-    time_limit: float | None = None
-    on_truncate: Literal["zero", "grade"] = "zero"
-    scoring: Literal["strict", "official"] = "strict"
+    rules: EpisodeRules = field(default_factory=EpisodeRules)
     temperature: float | None = 0.7
     top_p: float | None = None
     max_tokens: int | None = None
@@ -74,10 +72,10 @@ class RolloutOptions:
 
 def check_options(o: RolloutOptions) -> None:
     """Every value of ``o`` that can be checked without doing work; ConfigError naming the first bad one."""
-    for name, value in (("--attempts", o.attempts), ("--concurrency", o.concurrency), ("--max-steps", o.max_steps)):
+    for name, value in (("--attempts", o.attempts), ("--concurrency", o.concurrency)):
         if value < 1:
             raise ConfigError(f"{name} must be at least 1 (got {value})")
-    for name, fvalue in (("--time-limit", o.time_limit), ("--progress-every", o.progress_every_s)):
+    for name, fvalue in (("--progress-every", o.progress_every_s),):
         if fvalue is not None and not fvalue > 0:
             raise ConfigError(f"{name} must be a positive number of seconds (got {fvalue})")
     if o.max_tokens is not None and o.max_tokens < 1:
@@ -177,8 +175,7 @@ def run_rollout(o: RolloutOptions) -> int:
     from .policy import OpenAIChatPolicy
 
     check_options(o)
-    cfg = RolloutConfig.build(max_steps=o.max_steps, time_limit_s=o.time_limit, on_truncate=o.on_truncate,
-                              scoring=o.scoring)
+    cfg = RolloutConfig(rules=o.rules)
     tasks = select_tasks(load_tasks(o.env_id), list(o.tasks) if o.tasks else None, where=o.env_id)
     policy = OpenAIChatPolicy(o.model, base_url=o.base_url, api_key=o.api_key, temperature=o.temperature,
                               top_p=o.top_p, max_tokens=o.max_tokens, logprobs=o.logprobs,

@@ -10,11 +10,12 @@ OpenAI format wants a result for every call). Failure behaviour:
 - A grading report with ``status="error"`` (judge outage, malformed judge reply) gives ``status="error"``,
   ``error_kind="grading"`` and ``reward=None``: never a score. Refused output (symlinks, special files the
   agent left in ``output/``) is the agent's doing: ``status="ok"`` with reward 0.0.
-- Every other ending is "ran out before submit" and follows the run's :class:`~jobenv.grading.EpisodeRules`
-  exactly as the env does, through :func:`jobenv.grading.finish_episode`: the step budget and the time limit
-  (enforced by the env itself, so the prompt states exactly what the run allows), a token or context budget,
-  and an agent that stops calling tools (after ``max_nudges`` nudges). ``status="truncated"`` with reward 0
-  (``on_truncate="zero"``, the default) or the graded output (``on_truncate="grade"``).
+- Every other ending is "ran out before submit" and follows the run's :class:`~jobenv.episode.EpisodeRules`
+  exactly as every front-end does, through the episode core (:class:`jobenv.episode.Episode`): the step budget
+  and the time limit (enforced by the core, so the prompt states exactly what the run allows), and the endings
+  this loop decides — a token or context budget, and an agent that stops calling tools (after ``max_nudges``
+  nudges) — handed to ``JobEnv.afinish``. ``status="truncated"`` with reward 0 (``on_truncate="zero"``, the
+  default) or the graded output (``on_truncate="grade"``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..grading import Ending, EpisodeRules, Outcome, finish_episode
+from ..episode import Ending, EpisodeRules, ErrorKind, FinishReason, Outcome, Status
 from .policy import ContextLengthError, Policy, PolicyOutput, policy_id
 from .trajectory import Completion, StepTiming, TokenUsage, Trajectory, jobenv_version, now_iso
 
@@ -46,7 +47,7 @@ class RolloutConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    rules: EpisodeRules = Field(default_factory=lambda: EpisodeRules(max_steps=50))
+    rules: EpisodeRules = Field(default_factory=EpisodeRules)
     token_budget: int | None = Field(default=None, ge=1, description="completion tokens per episode")
     context_limit: int | None = Field(default=None, ge=1, description="prompt+completion tokens of one call")
     nudge: str | None = Field(default=DEFAULT_NUDGE, description="user message after a reply without tool calls; None ends the episode")
@@ -78,22 +79,16 @@ def _text(obs: Any) -> str:
 
 
 def scored(outcome: Outcome | None, finish: str) -> dict[str, Any]:
-    """The trajectory fields an :class:`~jobenv.grading.Outcome` decides (status, reward, strict pass, report,
+    """The trajectory fields an :class:`~jobenv.episode.Outcome` decides (status, reward, strict pass, report,
     error, error kind, finish reason), for an episode that ended by ``finish``. Shared by episodes and
     ``jobenv regrade``, so a regraded episode is scored exactly as a fresh one."""
     if outcome is None:  # nothing decided the end (the env ended without an outcome): no credit, said so
-        return {"status": "truncated", "reward": 0.0, "strict_pass": False, "report": None, "error": None,
-                "error_kind": None, "finish_reason": finish}
-    report = outcome.report
-    as_dict = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
-    if outcome.status == "error":
-        # fail-closed: an infrastructure failure is never turned into a score
-        return {"status": "error", "reward": None, "strict_pass": None, "report": as_dict,
-                "error": outcome.error or "grading failed", "error_kind": "grading",
-                "finish_reason": "grading_error" if finish in ("submitted", "grading_error") else finish}
-    strict = bool(getattr(report, "strict_pass", False)) if report is not None and not outcome.refused else False
-    return {"status": outcome.status, "reward": float(outcome.reward), "strict_pass": strict, "report": as_dict,
-            "error": None, "error_kind": None, "finish_reason": "submitted" if finish == "grading_error" else finish}
+        return {"status": Status.TRUNCATED, "reward": 0.0, "strict_pass": False, "report": None, "error": None,
+                "error_kind": None, "finish_reason": FinishReason(finish)}
+    return {"status": outcome.status, "reward": outcome.scored_reward, "strict_pass": outcome.strict_pass,
+            "report": outcome.report_dict(),
+            "error": (outcome.error or "grading failed") if outcome.status is Status.ERROR else None,
+            "error_kind": outcome.error_kind, "finish_reason": outcome.finish_reason}
 
 
 def judge_version(report: dict[str, Any] | None) -> str | None:
@@ -110,7 +105,6 @@ class _Episode:
         self.versions = dict(versions or {})
         self.t0 = time.monotonic()
         self.started = now_iso()
-        self.deadline: float | None = None  # set when the reset is done: the env's clock starts there too
         self.outcome: Outcome | None = None
         self.steps: list[StepTiming] = []
         self.usage = TokenUsage()
@@ -119,9 +113,9 @@ class _Episode:
         self.info: dict[str, Any] = {}
         self.report: dict[str, Any] | None = None
         self.submitted = False
-        self.finish: str | None = None
+        self.finish: FinishReason | None = None
         self.error: str | None = None
-        self.error_kind: str | None = None
+        self.error_kind: ErrorKind | None = None
         self.tool_calls = 0
         self.turns = 0
         self.completions: list[Completion] = []
@@ -129,34 +123,28 @@ class _Episode:
         self.policy_desc: dict[str, Any] = policy.describe() if hasattr(policy, "describe") else {"kind": type(policy).__name__}
 
     # ---------------------------------------------------------------------------------------- helpers
-    def _fail(self, finish: str, kind: str, error: str) -> None:
+    def _fail(self, finish: FinishReason, kind: ErrorKind, error: str) -> None:
         self.finish, self.error_kind, self.error = finish, kind, error
 
     async def _timed(self, kind: str, name: str | None, aw: Awaitable[Any], *, bounded: bool = True) -> Any:
-        """Await ``aw`` as one timed step. ``bounded``: within the episode's wall-clock deadline (TimeoutError
-        past it). A tool step is not bounded here: the env applies the same rules with its own clock (and must
-        not be cut inside grading); the time it queued for the shared extraction workers moves the deadline."""
-        from ..extract_service import queue_wait
-
+        """Await ``aw`` as one timed step. ``bounded``: within the time the episode has left (its clock is the
+        core's, :meth:`JobEnv.time_left_s`; TimeoutError past it). A tool step is not bounded here: the core
+        applies the time limit itself (and must not be cut inside grading)."""
         start = time.monotonic()
         rec = StepTiming(kind=kind, name=name, start_s=round(start - self.t0, 6), duration_s=0.0)  # type: ignore[arg-type]
         self.steps.append(rec)
-        waited = [0.0]
         try:
-            left = None if self.deadline is None else self.deadline - time.monotonic()
+            left = self.env.time_left_s() if bounded and self.info else None
             if left is not None and left <= 0:
                 if asyncio.iscoroutine(aw):
                     aw.close()  # never started: close it so it is not reported as never awaited
                 raise TimeoutError
-            with queue_wait() as waited:
-                return await (asyncio.wait_for(aw, left) if bounded and left is not None else aw)
+            return await (asyncio.wait_for(aw, left) if left is not None else aw)
         except BaseException:
             rec.ok = False
             raise
         finally:
             rec.duration_s = round(time.monotonic() - start, 6)
-            if self.deadline is not None:
-                self.deadline += waited[0]
 
     # ---------------------------------------------------------------------------------------- phases
     async def _reset(self, reset_slots: asyncio.Semaphore | None) -> None:
@@ -173,14 +161,10 @@ class _Episode:
             if system:
                 self.messages.append({"role": "system", "content": system})
             self.messages.append({"role": "user", "content": _text(obs)})
-            limit = self.cfg.rules.time_limit_s
-            self.deadline = time.monotonic() + limit if limit else None
         except asyncio.CancelledError:
             raise
-        except TimeoutError:
-            self._fail("env_error", "env", "environment reset exceeded the time limit")
         except Exception as exc:  # noqa: BLE001 - one episode's env failure must not stop the run
-            self._fail("env_error", "env", f"reset failed: {type(exc).__name__}: {exc}")
+            self._fail(FinishReason.ENV_ERROR, ErrorKind.ENV, f"reset failed: {type(exc).__name__}: {exc}")
 
     async def _ask_policy(self) -> PolicyOutput | None:
         """One model call; None when it ended the episode (``finish`` is then set)."""
@@ -189,13 +173,13 @@ class _Episode:
         except asyncio.CancelledError:
             raise
         except TimeoutError:
-            self.finish = "time_limit"
+            self.finish = FinishReason.TIME_LIMIT
             return None
         except ContextLengthError:
-            self.finish = "context_length"
+            self.finish = FinishReason.CONTEXT_LENGTH
             return None
         except Exception as exc:  # noqa: BLE001 - PolicyError or a broken custom policy
-            self._fail("policy_error", "policy", f"{type(exc).__name__}: {exc}")
+            self._fail(FinishReason.POLICY_ERROR, ErrorKind.POLICY, f"{type(exc).__name__}: {exc}")
             return None
         self.turns += 1
         rec = self.steps[-1]
@@ -229,45 +213,36 @@ class _Episode:
             answer(f"Not executed: the episode ended ({self.finish}).")
             return
         try:
-            obs, _reward, terminated, truncated, sinfo = await self._timed("tool", name, self.env.astep(call), bounded=False)
+            obs, _reward, terminated, truncated, _info = await self._timed("tool", name, self.env.astep(call), bounded=False)
         except asyncio.CancelledError:
             raise
-        except TimeoutError:
-            self.finish = "time_limit"
-            answer("Not finished: the episode's time limit was reached.")
-            return
         except Exception as exc:  # noqa: BLE001
-            self._fail("env_error", "env", f"tool {name!r} failed: {type(exc).__name__}: {exc}")
+            self._fail(FinishReason.ENV_ERROR, ErrorKind.ENV, f"tool {name!r} failed: {type(exc).__name__}: {exc}")
             answer(f"Environment error: {exc}")
             return
         self.tool_calls += 1
         answer(_text(obs))
         if terminated or truncated:
-            # the env ended the episode through finish_episode: its outcome is the episode's
+            # the core ended the episode: its outcome is the episode's
             self.outcome = getattr(self.env, "last_outcome", None)
             self.submitted = bool(terminated)
-            self.finish = "submitted" if terminated else str((sinfo or {}).get("truncated_reason") or "env_truncated")
+            self.finish = self.outcome.finish_reason if self.outcome is not None else FinishReason.ENV_TRUNCATED
 
     async def _finish_here(self) -> None:
-        """The rollout (not the env) ended the episode before submit: apply the same rule the env applies."""
-        env = self.env
-        task, sandbox = getattr(env, "task", None), getattr(env, "sandbox", None)
-        if task is None or sandbox is None:
-            return
-        # finish_episode knows two ways to run out before submit; a token or context budget and an agent that
-        # stopped calling tools are budgets too, so they end like running out of steps
-        ending: Ending = "time_limit" if self.finish == "time_limit" else "max_steps"
+        """This loop (not a step) ended the episode before submit: the core ends it by the same rules."""
+        ending = self.finish.ending() if self.finish is not None else None
         start = time.monotonic()
-        self.outcome = await finish_episode(task, sandbox, env.judge, ending=ending, rules=self.cfg.rules)
-        self.steps.append(StepTiming(kind="grade", name=ending, start_s=round(start - self.t0, 6),
-                                     duration_s=round(time.monotonic() - start, 6), ok=self.outcome.status != "error"))
+        self.outcome = await self.env.afinish(ending or Ending.NO_TOOL_CALL)
+        self.steps.append(StepTiming(kind="grade", name=str(ending), start_s=round(start - self.t0, 6),
+                                     duration_s=round(time.monotonic() - start, 6),
+                                     ok=self.outcome.status is not Status.ERROR))
 
     async def _loop(self) -> None:
         cfg = self.cfg
         nudges = 0
         while self.finish is None:
             if cfg.token_budget is not None and self.usage.completion_tokens >= cfg.token_budget:
-                self.finish = "token_budget"
+                self.finish = FinishReason.TOKEN_BUDGET
                 break
             out = await self._ask_policy()
             if out is None:
@@ -280,20 +255,20 @@ class _Episode:
                     nudges += 1
                     self.messages.append({"role": "user", "content": cfg.nudge})
                     continue
-                self.finish = "no_tool_call"
+                self.finish = FinishReason.NO_TOOL_CALL
                 break
             nudges = 0
             for call in calls:
                 await self._run_call(call)
             if self.finish is None and cfg.context_limit is not None and out.prompt_tokens + out.completion_tokens >= cfg.context_limit:
-                self.finish = "context_length"
+                self.finish = FinishReason.CONTEXT_LENGTH
 
     # ---------------------------------------------------------------------------------------- result
     def _verdict(self) -> tuple[str, float | None, bool | None]:
         """(status, reward, strict pass) from how the episode ended and its :class:`~jobenv.grading.Outcome`."""
         if self.error_kind is not None:
-            return "error", None, None
-        v = scored(self.outcome, self.finish or "env_truncated")
+            return Status.ERROR, None, None
+        v = scored(self.outcome, self.finish or FinishReason.ENV_TRUNCATED)
         self.report, self.error, self.error_kind, self.finish = v["report"], v["error"], v["error_kind"], v["finish_reason"]
         return v["status"], v["reward"], v["strict_pass"]
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from ..errors import JobenvError
-from ..grading import Ending, EpisodeRules, finish_episode
+from ..episode import Ending, EpisodeRules, FinishReason, finish_episode
 from .episode import judge_version, scored
 from .trajectory import ObjectStore, Trajectory, TrajectoryWriter, now_iso, objects_dir, read_trajectories
 
@@ -54,8 +54,8 @@ class _SavedOutput:
 
 def _ending(t: Trajectory) -> Ending:
     if t.submitted:
-        return "submit"
-    return "time_limit" if t.finish_reason == "time_limit" else "max_steps"
+        return Ending.SUBMIT
+    return FinishReason(t.finish_reason).ending() or Ending.MAX_STEPS
 
 
 def _link_objects(src: ObjectStore, dst: ObjectStore, files: dict[str, str]) -> None:

@@ -8,7 +8,6 @@ builds an unstarted sandbox; a bad backend name, an option the backend does not 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -61,10 +60,12 @@ class SandboxConfig(BaseModel):
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> SandboxConfig:
         """``overrides`` with the backend from ``JOBENV_SANDBOX`` and the Docker image from
         ``JOBENV_SANDBOX_IMAGE`` where not given (``environ`` defaults to ``os.environ``)."""
-        env = os.environ if environ is None else environ
-        backend = overrides.pop("backend", None) or env.get(ENV_BACKEND) or "local"
-        if backend == "docker" and not overrides.get("image") and env.get(ENV_IMAGE):
-            overrides["image"] = env[ENV_IMAGE]
+        from .. import settings
+
+        backend = overrides.pop("backend", None) or settings.get(ENV_BACKEND, environ) or "local"
+        image = settings.get(ENV_IMAGE, environ)
+        if backend == "docker" and not overrides.get("image") and image:
+            overrides["image"] = image
         return cls.build(backend, **overrides)
 
     def make(self) -> Sandbox:

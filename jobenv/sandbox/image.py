@@ -89,8 +89,11 @@ def registry_available(client: Any, image: str) -> bool:
 
 def debian_mirror() -> str:
     """``$JOBENV_DEBIAN_MIRROR``, else the first Debian archive of this machine's apt sources, else deb.debian.org."""
-    if os.environ.get("JOBENV_DEBIAN_MIRROR"):
-        return os.environ["JOBENV_DEBIAN_MIRROR"]
+    from .. import settings
+
+    mirror = settings.get("JOBENV_DEBIAN_MIRROR")
+    if mirror:
+        return mirror
     sources = [Path("/etc/apt/sources.list"), *sorted(Path("/etc/apt/sources.list.d").glob("*"))]
     for path in sources:
         try:

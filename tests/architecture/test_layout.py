@@ -153,3 +153,16 @@ def test_no_test_package_shadows_an_installed_module() -> None:
     code = "import importlib.util, sys; print(' '.join(n for n in sys.argv[1:] if importlib.util.find_spec(n)))"
     proc = subprocess.run([sys.executable, "-c", code, *names], capture_output=True, text=True, cwd="/", check=True)
     assert proc.stdout.split() == [], f"test folders named like importable modules: {proc.stdout.split()}"
+
+
+def test_every_docker_test_carries_the_docker_marker() -> None:
+    import subprocess
+    import sys
+
+    root = PACKAGE.parent
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-p", "no:cacheprovider",
+                           "-m", "not docker", "tests/sandbox/test_sandbox.py", "tests/rollout/test_trust.py"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ids = [line for line in proc.stdout.splitlines() if "::" in line]
+    assert ids and not [i for i in ids if "docker" in i.lower()], [i for i in ids if "docker" in i.lower()][:5]

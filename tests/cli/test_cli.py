@@ -12,6 +12,7 @@ import pytest
 
 from jobenv.cli import build_parser, main
 from jobenv.cli._common import NoOptions
+from jobenv.cli._common import RULE_FIELDS
 from jobenv.cli.main import COMMANDS, options_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,7 +43,22 @@ def test_every_command_has_typed_options_matching_its_parser() -> None:
     for module in COMMANDS:
         dests = {a.dest for a in subs[module.NAME]._actions if a.dest != "help"}
         fields = {f.name for f in dataclasses.fields(getattr(module, "Options", NoOptions))}
+        if "rules" in fields:  # the EpisodeRules flags arrive as one value
+            fields = (fields - {"rules"}) | set(RULE_FIELDS)
         assert dests == fields, module.NAME
+
+
+def test_rule_flags_are_derived_from_episode_rules() -> None:
+    from jobenv.episode import EpisodeRules
+
+    for command in ("rollout", "serve"):
+        args = ["rollout", "jobenv/sample", "--model", "m", "--base-url", "http://x", "--out", "o"] \
+            if command == "rollout" else ["serve"]
+        opts = options_for(command, build_parser().parse_args(args))
+        assert opts.rules == EpisodeRules()  # one default, the model's, for every front-end
+        opts = options_for(command, build_parser().parse_args([*args, "--max-steps", "7", "--time-limit", "9.5",
+                                                               "--on-truncate", "grade", "--scoring", "official"]))
+        assert opts.rules == EpisodeRules(max_steps=7, time_limit_s=9.5, on_truncate="grade", scoring="official")
 
 
 def test_every_flag_has_help_that_shows_its_default() -> None:

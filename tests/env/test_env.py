@@ -290,8 +290,8 @@ def test_sync_api_works_from_inside_a_running_loop(mini_tasks):
 
 
 def test_prompt_variants(mini_tasks):
-    from jobenv.grading import EpisodeRules
-    from jobenv.prompt import build_prompt
+    from jobenv.episode import EpisodeRules
+    from jobenv.episode.prompt import build_prompt
 
     online = build_prompt(mini_tasks[0], network=True, rules=EpisodeRules(max_steps=None, time_limit_s=600))
     offline = build_prompt(mini_tasks[0], include_instructions=False)

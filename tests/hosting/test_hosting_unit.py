@@ -134,16 +134,21 @@ def test_environment_classes_are_module_level_and_follow_the_tool_table() -> Non
 
 
 def test_serve_config_reads_the_environment_and_rejects_bad_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jobenv.episode import EpisodeRules
     from jobenv.errors import JobenvError
     from jobenv.hosting import ServeConfig
 
     monkeypatch.setenv("JOBENV_SANDBOX", "docker")
     monkeypatch.setenv("JOBENV_SERVE_JUDGE", "checks")
     monkeypatch.setenv("JOBENV_SERVE_IDLE_TIMEOUT", "30")
-    cfg = ServeConfig.from_env(max_steps=7)
-    assert (cfg.sandbox, cfg.judge, cfg.idle_timeout_s, cfg.max_steps) == ("docker", "checks", 30.0, 7)
+    monkeypatch.setenv("JOBENV_SANDBOX_IMAGE", "my/img:1")
+    cfg = ServeConfig.from_env(rules=EpisodeRules(max_steps=7))
+    assert (cfg.sandbox.backend, cfg.judge, cfg.idle_timeout_s, cfg.rules.max_steps) == ("docker", "checks", 30.0, 7)
+    assert cfg.sandbox.options["image"] == "my/img:1"  # the image variable is honoured, as everywhere
+    assert ServeConfig.from_env(sandbox_image="their/img:2").sandbox.options["image"] == "their/img:2"
     assert ServeConfig.from_env(judge="llm").judge == "llm"  # explicit values win
     monkeypatch.setenv("JOBENV_SANDBOX", "local")
+    assert "image" not in ServeConfig.from_env().sandbox.options  # an image means nothing to the local sandbox
     with pytest.raises(JobenvError, match="docker"):
         ServeConfig.from_env(sandbox_image="img:1")
     monkeypatch.setenv("JOBENV_SERVE_JUDGE", "gpt")
@@ -164,10 +169,11 @@ def test_serve_parser_defaults() -> None:
 
     args = build_parser().parse_args(["serve"])
     assert (args.host, args.port, args.sandbox, args.max_steps, args.scoring) == ("127.0.0.1", 8080, None, 100, "strict")
+    assert args.time_limit_s is None
     args = build_parser().parse_args(["serve", "--host", "127.0.0.1", "--port", "9001", "--sandbox", "docker",
                                       "--sandbox-image", "img:1", "--judge", "checks", "--time-limit", "60",
                                       "--idle-timeout", "30"])
-    assert (args.port, args.sandbox, args.sandbox_image, args.judge, args.time_limit, args.idle_timeout) == (
+    assert (args.port, args.sandbox, args.sandbox_image, args.judge, args.time_limit_s, args.idle_timeout) == (
         9001, "docker", "img:1", "checks", 60.0, 30.0)
 
 
@@ -202,7 +208,7 @@ def test_make_server_builds_the_sdk_server_for_the_chosen_classes() -> None:
 
     from jobenv.hosting import ServeConfig, make_server
 
-    server = make_server(ServeConfig(sandbox="local", judge="checks", envs=["sample"]), quiet=True)
+    server = make_server(ServeConfig(judge="checks", envs=["sample"]), quiet=True)
     assert isinstance(server, Server)
     assert list(server._env_classes) == ["jobenvsample"]
     paths = {getattr(r, "path", "") for r in server.app.routes}
@@ -228,7 +234,7 @@ def test_a_burst_of_sessions_starts_its_sandboxes_through_the_start_gate() -> No
     from jobenv.hosting import ServeConfig, make_server
     from jobenv.sandbox.local import LocalSandbox
 
-    server = make_server(ServeConfig(sandbox="local", judge="checks", envs=["sample"]), quiet=True)
+    server = make_server(ServeConfig(judge="checks", envs=["sample"]), quiet=True)
     rt = server.jobenv_runtime
     cls = server._env_classes["jobenvsample"]
     session = cls(task_spec=cls.list_tasks("sample")[0])
@@ -242,7 +248,7 @@ def test_a_burst_of_sessions_starts_its_sandboxes_through_the_start_gate() -> No
         assert not setup.done() and rt.open_sandboxes == 0  # this one waits for a slot
         gate.release()
         await asyncio.wait_for(setup, 30)
-        assert rt.open_sandboxes == 1 and session._sandbox is not None
+        assert rt.open_sandboxes == 1 and session._episode is not None and session._episode.sandbox is not None
         await session.teardown()
         assert rt.open_sandboxes == 0
 

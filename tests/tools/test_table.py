@@ -17,7 +17,7 @@ from jobenv.tools import (
 def test_every_listing_of_tools_is_derived_from_the_table(sample_tasks):
     import jobenv.hosting.environments as hosting
     from jobenv.env import ToolCallSpace
-    from jobenv.prompt import build_prompt
+    from jobenv.episode.prompt import build_prompt
 
     names = [s.name for s in TOOL_SPECS]
     assert list(TOOL_NAMES) == names and names[-1] == SUBMIT

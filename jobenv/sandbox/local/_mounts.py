@@ -261,12 +261,9 @@ def host_only_paths() -> list[str]:
 
 
 def _data_paths() -> list[str]:
-    from ...datasets import data_dir
+    from ... import settings
 
-    paths = set()
-    for p in (str(data_dir()), os.environ.get("JOBENV_CACHE") or "", os.path.join(Path.home(), ".cache", "jobenv")):
-        if p:
-            paths.add(os.path.realpath(os.path.expanduser(p)))
+    paths = {os.path.realpath(p) for p in settings.host_only_dirs()}
     return sorted(p for p in paths if os.path.lexists(p))
 
 

@@ -1,0 +1,140 @@
+"""How an episode ends: export the output folder, judge it, and decide the reward — written once.
+
+:class:`jobenv.episode.Episode` ends every episode through :func:`finish_episode` (and ``jobenv regrade`` regrades
+saved output through it), under the budget and scoring of :class:`~jobenv.episode.EpisodeRules`.
+
+The rules, in one table:
+
+========================  ==========================================  ==================
+how the episode ended     reward                                      ``Outcome.status``
+========================  ==========================================  ==================
+``submit``                the report's score (``rules.scoring``)      ``ok``
+a budget ran out (any     0, or the graded score with                 ``truncated``
+other ``Ending``)         ``on_truncate="grade"``
+refused output entries    0 (the agent's doing: kept by trainers)     ``ok`` / ``truncated``
+(symlinks, special files)
+the sandbox died          0 (the agent's doing: kept by trainers)     ``ok`` / ``truncated``
+(its PID 1 is gone)
+grading infrastructure    0, no credit (fail-closed; droppable)       ``error``
+failure (judge outage,
+host-side export failure)
+========================  ==========================================  ==================
+
+The line between the last two: whatever the agent can cause is its zero, and ``error`` is kept for what it
+cannot influence. A sandbox dies only through what ran inside it (memory pressure it made, or its processes), so
+a dead sandbox is the agent's zero on every backend; so is a workspace entry the host cannot copy (refused by the
+export, one entry at a time) and a judge request or reply the deliverables broke (the LLM judge fails that rubric,
+:mod:`jobenv.judge.llm`). A judge that answers nothing valid at all, an unreachable judge and a host that cannot
+write the export stay ``error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..errors import SandboxDiedError
+from .outcome import Ending, Outcome, Status
+from .rules import EpisodeRules
+
+if TYPE_CHECKING:
+    from ..judge.report import GradeReport
+    from ..sandbox.base import Sandbox
+    from ..tasks import Task
+
+__all__ = ["finish_episode", "score_of"]
+
+
+def score_of(report: GradeReport, scoring: Literal["strict", "official"]) -> float:
+    """The reward a report carries under ``scoring`` (0.0 for an errored report)."""
+    if report.status != "ok":
+        return 0.0
+    if scoring == "official":
+        return float(getattr(report, "official_normalized_score", report.normalized_score))
+    return float(report.normalized_score)
+
+
+async def _export_and_grade(task: Task, sandbox: Sandbox, judge: Any) -> GradeReport:
+    from ..judge.report import GradeReport
+    from ..sandbox.gc import host_tempdir, remove_tree
+
+    tmp = host_tempdir("grade")  # named after this process: `jobenv gc` removes it should the process die
+    try:
+        out = Path(tmp) / "output"
+        try:
+            await sandbox.export_output(out)
+        except (asyncio.CancelledError, SandboxDiedError):
+            raise
+        except Exception as exc:
+            return GradeReport(task_id=task.id, status="error", max_score=task.max_score,
+                               error=f"could not export the output folder: {type(exc).__name__}: {exc}")
+        try:
+            return await judge.grade(task, out)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the judge contract says it never raises; stay fail-closed if it does
+            return GradeReport(task_id=task.id, status="error", max_score=task.max_score,
+                               error=f"grading failed: {type(exc).__name__}: {exc}")
+    finally:
+        await asyncio.to_thread(remove_tree, tmp)
+
+
+def _budget_text(ending: Ending, rules: EpisodeRules) -> str:
+    return {
+        Ending.MAX_STEPS: f"its budget of {rules.max_steps} tool calls",
+        Ending.TIME_LIMIT: f"its time limit of {rules.time_limit_s or 0:g} s",
+        Ending.TOKEN_BUDGET: "its token budget",
+        Ending.CONTEXT_LENGTH: "the model's context",
+        Ending.NO_TOOL_CALL: "tool calls (the agent stopped calling tools)",
+    }.get(ending, str(ending))
+
+
+async def finish_episode(task: Task, sandbox: Sandbox | None, judge: Any, *, ending: Ending | str,
+                         rules: EpisodeRules) -> Outcome:
+    """End an episode by ``ending`` under ``rules`` (see the module's table). Never raises except on
+    cancellation: a dead sandbox is a graded 0; other export and judge failures become ``status="error"`` with no
+    credit. The sandbox is left open; the caller closes it. ``ending`` must be an :class:`Ending` value
+    (ValueError otherwise)."""
+    ending = Ending(ending)
+    truncated = ending.truncated
+    if truncated and rules.on_truncate == "zero":
+        return Outcome(
+            ending=ending, status=Status.TRUNCATED, reward=0.0,
+            observation=f"[The episode ran out of {_budget_text(ending, rules)} before submit; it scores 0.]",
+        )
+    if sandbox is None:
+        return Outcome(ending=ending, status=Status.ERROR, error="no sandbox to grade",
+                       observation="Grading failed for an infrastructure reason; this episode earns no credit.")
+    lead = (f"[The episode ran out of {_budget_text(ending, rules)} before submit; its output folder was graded "
+            "as it stands.] " if truncated else "Submitted. ")
+    ok_status = Status.TRUNCATED if truncated else Status.OK
+    try:
+        report = await _export_and_grade(task, sandbox, judge)
+    except SandboxDiedError as exc:
+        return Outcome(
+            ending=ending, status=ok_status, reward=0.0, error=f"the sandbox died: {exc}",
+            observation=f"{lead}The sandbox died before its output folder could be read (its first process is "
+                        "gone, e.g. killed by memory pressure the commands made); nothing was graded and this "
+                        "episode scores 0.",
+        )
+    refused = list(report.rejected_files or [])
+    if report.status != "ok" and refused:
+        # the agent left symlinks or special files in output/: its own doing, so a plain 0 that a trainer keeps
+        # (not an infrastructure error it would drop); the report keeps the spec's error status
+        return Outcome(
+            ending=ending, status=ok_status, reward=0.0, report=report, refused=refused,
+            observation=f"{lead}The output folder held entries that are refused (symlinks or special files: "
+                        f"{', '.join(refused[:5])}); nothing was graded and this episode scores 0.",
+        )
+    if report.status != "ok":
+        return Outcome(
+            ending=ending, status=Status.ERROR, reward=0.0, report=report, error=report.error or "grading failed",
+            observation=f"{lead}Grading failed for an infrastructure reason; this episode earns no credit.",
+        )
+    reward = score_of(report, rules.scoring)
+    return Outcome(
+        ending=ending, status=ok_status, reward=reward, report=report,
+        observation=f"{'Submitted and graded' if not truncated else lead + 'Graded'}: {report.passed_count}/"
+                    f"{report.total_count} rubrics passed, score {reward:.4f}.",
+    )

@@ -1,0 +1,71 @@
+"""Every ``JOBENV_*`` environment variable, read here and nowhere else, and the data and cache paths.
+
+Values are read on every call (a test or a long-lived server that changes a variable is followed). A variable not in
+:data:`VARIABLES` is a programming error (KeyError), so the table below is the whole list users can set.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["VARIABLES", "get", "data_dir", "cache_dir", "host_only_dirs", "jobenv_variables", "EXTRACT_PREFIX"]
+
+EXTRACT_PREFIX = "JOBENV_EXTRACT_"
+
+VARIABLES: dict[str, str] = {
+    "JOBENV_DATA": "where downloaded datasets live (default ~/.cache/jobenv)",
+    "JOBENV_CACHE": "where caches live, e.g. the judge's verdicts (default ~/.cache/jobenv)",
+    "JOBENV_JOBTASKS_REPO": "Hugging Face id of the JobTasks mirror",
+    "JOBENV_SANDBOX": "sandbox backend when none is given: local or docker",
+    "JOBENV_SANDBOX_IMAGE": "Docker image of the docker sandbox when none is given",
+    "JOBENV_JUDGE_BASE_URL": "OpenAI-compatible endpoint of the LLM judge",
+    "JOBENV_JUDGE_API_KEY": "API key of the LLM judge",
+    "JOBENV_JUDGE_MODEL": "model of the LLM judge",
+    "JOBENV_JUDGE_CACHE": "0 turns the judge's verdict cache off",
+    "JOBENV_SERVE_JUDGE": "judge kind of jobenv serve (auto, checks, llm)",
+    "JOBENV_SERVE_ENVS": "comma-separated hosted classes of jobenv serve, the first the default route",
+    "JOBENV_SERVE_IDLE_TIMEOUT": "seconds without a tool call before a hosted session's sandbox is closed",
+    "JOBENV_SERVE_API_KEY": "the key every request to jobenv serve must carry",
+    "JOBENV_RECALC": "workbook recalculation engine: auto, libreoffice, formulas or none",
+    "JOBENV_DEBIAN_MIRROR": "Debian mirror for jobenv build-image",
+    "JOBENV_EXTRACT_DEBUG": "1 shows the extraction workers' stderr",
+    **{f"{EXTRACT_PREFIX}{k}": f"extraction workers' {k.lower().replace('_', ' ')} (see ExtractLimits)"
+       for k in ("WORKERS", "MEMORY_MB", "FILE_TIME_S", "OUTPUT_TIME_S", "IMAGE_LIMIT", "IMAGE_MB", "MAX_JOBS")},
+}
+
+
+def get(name: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The value of ``name`` (one of :data:`VARIABLES`; KeyError otherwise), None when unset or empty."""
+    if name not in VARIABLES:
+        raise KeyError(f"{name} is not a jobenv setting")
+    value = (os.environ if environ is None else environ).get(name)
+    return value or None
+
+
+def _home_cache() -> Path:
+    return Path.home() / ".cache" / "jobenv"
+
+
+def data_dir() -> Path:
+    """``$JOBENV_DATA`` if set, else ``~/.cache/jobenv``."""
+    value = get("JOBENV_DATA")
+    return Path(value).expanduser() if value else _home_cache()
+
+
+def cache_dir() -> Path:
+    """``$JOBENV_CACHE`` if set, else ``~/.cache/jobenv``."""
+    value = get("JOBENV_CACHE")
+    return Path(value).expanduser() if value else _home_cache()
+
+
+def host_only_dirs() -> list[Path]:
+    """The folders of this user's jobenv data and caches (set or default), which no sandbox may show."""
+    return [data_dir(), cache_dir(), _home_cache()]
+
+
+def jobenv_variables(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Every ``JOBENV_*`` variable that is set (for a worker process that must follow the caller's settings)."""
+    env = os.environ if environ is None else environ
+    return {k: v for k, v in env.items() if k.startswith("JOBENV_")}
