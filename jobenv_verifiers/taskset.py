@@ -18,9 +18,10 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 import verifiers.v1 as vf
-from jobenv.episode import EpisodeRules, Outcome, Status
 from pydantic import BaseModel, Field
 from verifiers.v1.harnesses.null import NullHarness
+
+from jobenv.episode import EpisodeRules, Outcome, Status
 
 __all__ = [
     "JobenvData",

@@ -9,8 +9,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from ..tools import TOOL_NAMES, sample_actions
 from ..episode.actions import parse_action
+from ..tools import TOOL_NAMES, sample_actions
 
 __all__ = ["AnyText", "ToolCallSpace"]
 

@@ -20,8 +20,8 @@ from .config import HostedDataset, ServeConfig, select_datasets
 
 if TYPE_CHECKING:
     from ..episode import EpisodeRules
-    from ..sandbox.base import Sandbox
     from ..judge.base import Judge
+    from ..sandbox.base import Sandbox
     from ..tasks import Task
 
 __all__ = ["Runtime", "log", "OPENAI_BASE_URL", "SESSION_KEY_SECRET"]

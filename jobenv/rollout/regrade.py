@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from ..errors import JobenvError
 from ..episode import Ending, EpisodeRules, FinishReason, finish_episode
+from ..errors import JobenvError
 from .episode import judge_version, scored
 from .trajectory import ObjectStore, Trajectory, TrajectoryWriter, now_iso, objects_dir, read_trajectories
 

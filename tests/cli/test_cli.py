@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from jobenv.cli import build_parser, main
-from jobenv.cli._common import NoOptions
-from jobenv.cli._common import RULE_FIELDS
+from jobenv.cli._common import RULE_FIELDS, NoOptions
 from jobenv.cli.main import COMMANDS, options_for
 
 REPO = Path(__file__).resolve().parents[2]
