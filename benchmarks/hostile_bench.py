@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from jobenv.env import JobEnv  # noqa: E402
-from jobenv.extract_service import extraction_service  # noqa: E402
+from jobenv.extract.service import extraction_service  # noqa: E402
 from jobenv.sandbox import make_sandbox  # noqa: E402
 from jobenv.tasks import load_task_dir  # noqa: E402
 from jobenv.tools import Toolbox  # noqa: E402

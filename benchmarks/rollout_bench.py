@@ -240,7 +240,7 @@ async def _run(args: argparse.Namespace, policy: OpenAIChatPolicy, tasks: list, 
 def _trajectory_bytes(out: Path, episodes: int) -> dict:
     """Bytes per episode line (tool schemas and repeated texts are records of their own, once per file), the
     whole file per episode, and the object store next to it (full grading reports and saved deliverables)."""
-    from jobenv.rollout.trajectory import objects_dir
+    from jobenv.rollout.store import objects_dir
 
     lines = out.read_bytes().splitlines()
     sizes = [len(line) for line in lines if json.loads(line).get("record", "episode") == "episode"]

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["run_sync", "PrivateLoop"]
+__all__ = ["run_sync", "run_on", "PrivateLoop"]
 
 T = TypeVar("T")
 
@@ -37,6 +37,22 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run(coro)
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="jobenv-sync") as pool:
         return pool.submit(asyncio.run, coro).result()
+
+
+def run_on(loop: asyncio.AbstractEventLoop | None, coro: Coroutine[Any, Any, Any], timeout: float = 60.0) -> None:
+    """Finish ``coro`` on ``loop``, the loop that owns what it touches, from any thread: waited for (up to
+    ``timeout``) from another thread, scheduled when called on that loop itself, run here when the loop is gone.
+    Exceptions of a waited coroutine propagate."""
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if loop is not None and loop.is_running() and running is not loop:
+        asyncio.run_coroutine_threadsafe(coro, loop).result(timeout=timeout)
+    elif running is not None and running is loop:
+        running.create_task(coro)
+    else:
+        run_sync(coro)
 
 
 class PrivateLoop:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .episode.outcome import Status
 from .errors import TaskFormatError
 
 __all__ = ["EpisodeResult", "solution_actions", "run_solution_agent", "run_do_nothing_agent", "run_demo", "demo_judge_kind", "demo_ok"]
@@ -34,7 +35,7 @@ class EpisodeResult:
     task_id: str
     agent: str
     reward: float = 0.0
-    status: str = "error"
+    status: Status = Status.ERROR
     steps: int = 0
     seconds: float = 0.0
     note: str = ""
@@ -85,9 +86,9 @@ async def _play(env: Any, task: Any, agent: str, actions: list[dict[str, Any]]) 
             res.note = f"{action['name']} failed: {obs[:300]}"
         if terminated or truncated:
             res.reward = float(reward)
-            res.status = info.get("status", "error")
+            res.status = Status(info.get("status", Status.ERROR))
             res.report = info.get("report")
-            if res.status != "ok" and not res.note:
+            if res.status is not Status.OK and not res.note:
                 res.note = str(info.get("error", ""))[:300]
             break
     res.seconds = time.perf_counter() - t0
@@ -150,7 +151,7 @@ async def run_demo(
 def demo_ok(results: list[EpisodeResult], judge_kind: str) -> bool:
     """The exit-status rule (see the module docstring)."""
     for r in results:
-        if r.status != "ok":
+        if r.status is not Status.OK:
             return False
         if judge_kind == "checks":
             if r.agent == "solution" and r.reward < 1.0:

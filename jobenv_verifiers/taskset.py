@@ -21,7 +21,7 @@ import verifiers.v1 as vf
 from pydantic import BaseModel, Field
 from verifiers.v1.harnesses.null import NullHarness
 
-from jobenv.episode import EpisodeRules, Outcome, Status
+from jobenv.episode import EpisodeRules, FinishReason, Outcome, Status
 
 __all__ = [
     "JobenvData",
@@ -109,7 +109,7 @@ def _outcome(trace: vf.Trace) -> JobenvOutcome:
     outcome = getattr(state, "outcome", None)
     if outcome is None:
         # the agent stopped (a text-only reply, or the model's turn budget) without submitting: its own doing
-        return JobenvOutcome(status=Status.TRUNCATED, reward=0.0, finish_reason="no_tool_call",
+        return JobenvOutcome(status=Status.TRUNCATED, reward=0.0, finish_reason=FinishReason.NO_TOOL_CALL,
                              error="the agent ended without calling submit")
     if isinstance(outcome, dict):
         outcome = JobenvOutcome.model_validate(outcome)

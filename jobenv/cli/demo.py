@@ -34,12 +34,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(opts: Options) -> int:
     """0 when every episode behaved as expected, 1 otherwise; configuration errors raise JobenvError (exit 2)."""
-    import asyncio
-
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
+    from .._aio import run_sync
     from ..demo import EpisodeResult, demo_judge_kind, demo_ok, run_demo
     from ..registry import load_tasks
 
@@ -68,7 +67,7 @@ def run(opts: Options) -> int:
         def advance(r: EpisodeResult) -> None:
             bar.update(pid, advance=1, description=f"{r.agent:>10} {r.task_id}")
 
-        results = asyncio.run(run_demo(env_id, sandbox=sandbox, task_ids=task_ids, judge=kind, progress=advance,
+        results = run_sync(run_demo(env_id, sandbox=sandbox, task_ids=task_ids, judge=kind, progress=advance,
                                        sandbox_options=sandbox_options))
 
     by_task: dict[str, dict[str, EpisodeResult]] = {}

@@ -89,21 +89,17 @@ def task_from_rubrics(path: Path) -> Task:
 
 def _task_from_id(spec: str) -> Task:
     from ..registry import load_tasks
-    from ..tasks import normalize_task_id
+    from ..tasks import find_task
 
     if ":" not in spec:
         raise TaskFormatError(f"--task {spec!r}: expected '<env id>:<task id>', e.g. jobenv/sample:financial_managers/task1")
     env_id, tid = spec.rsplit(":", 1)
-    tid = normalize_task_id(tid)
-    for task in load_tasks(env_id):
-        if tid in (task.id, task.uid):
-            return task
-    raise TaskFormatError(f"--task {spec!r}: no task {tid!r} in {env_id}")
+    return find_task(load_tasks(env_id), tid, where=f"--task {spec!r}: {env_id}")
 
 
 def run(opts: Options) -> int:
     """Grade (or extract) and print the report; see the module docstring for the exit status."""
-    from ..extract_service import extraction_service
+    from ..extract.service import extraction_service
     from ..judge import make_judge
 
     if not opts.output_dir:

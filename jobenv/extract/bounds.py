@@ -1,6 +1,6 @@
 """What a hostile deliverable can make a parser do, bounded: archive sizes checked before any reader opens
 an OOXML file, a glyph cap inside each PDF page, and the limits of a SQLite dump. The worker processes of
-:mod:`jobenv.extract_service` add a wall-clock and a memory limit around all of it.
+:mod:`jobenv.extract.service` add a wall-clock and a memory limit around all of it.
 
 Failure behaviour: a file over a bound raises :class:`OverBudget`; extraction turns it into
 ``[extraction stopped: <reason>]`` for that file only.

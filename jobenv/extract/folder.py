@@ -1,7 +1,7 @@
 """An output directory as one :class:`~jobenv.extract.Extraction`: which entries are deliverables and which are
 refused (:func:`scan_output`), each deliverable's part (:func:`extract_entry`), and the whole document under a
 total budget (:func:`assemble_output`). :func:`extract_output` runs the three in this process; graders use
-:mod:`jobenv.extract_service`, which runs :func:`extract_entry` in bounded worker processes.
+:mod:`jobenv.extract.service`, which runs :func:`extract_entry` in bounded worker processes.
 
 Failure behaviour: nothing here raises for a deliverable problem (see :func:`jobenv.extract.extract_output`).
 """
@@ -186,7 +186,7 @@ def extract_output(
     Never raises for deliverable problems. A missing directory gives an empty extraction with the
     directory itself in ``rejected`` (fail-closed: graders report an error, not a zero); see
     :func:`scan_output` for refused entries and :func:`assemble_output` for the total budget. Graders use
-    :mod:`jobenv.extract_service`, which runs the same steps in worker processes with time and memory limits.
+    :mod:`jobenv.extract.service`, which runs the same steps in worker processes with time and memory limits.
     """
     root = Path(output_dir)
     files, rejected = scan_output(root)

@@ -201,13 +201,6 @@ class JobenvOpenEnv(Environment[JobenvAction, JobenvObservation, JobenvState]):
         if env is None:
             return
         self._env = None
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if loop is not None and loop.is_running() and running is not loop:
-            asyncio.run_coroutine_threadsafe(env.aclose(), loop).result(timeout=60)
-        elif running is None:
-            asyncio.run(env.aclose())
-        else:  # called on the loop itself: schedule and let the sandbox finalizer back it up
-            running.create_task(env.aclose())
+        from .._aio import run_on
+
+        run_on(loop, env.aclose())  # on the session's own loop: its sandbox's subprocesses belong to it

@@ -115,14 +115,13 @@ class Runtime:
         """The private task record for a public spec; TaskFormatError when the spec names no task here."""
         if not isinstance(spec, dict) or not isinstance(spec.get("split"), str) or not isinstance(spec.get("id"), str):
             raise TaskFormatError(f"{ds.class_name}: a task spec needs string 'split' and 'id', got {spec!r}")
+        from ..tasks import find_task
+
         tasks = self.tasks[self.env_id(ds, spec["split"])]
         idx = spec.get("index")
-        if isinstance(idx, int) and 0 <= idx < len(tasks) and tasks[idx].id == spec["id"]:
-            return tasks[idx]
-        for t in tasks:
-            if t.id == spec["id"]:
-                return t
-        raise TaskFormatError(f"{ds.class_name}: no task {spec['id']!r} in split {spec['split']!r}")
+        if isinstance(idx, int) and not isinstance(idx, bool) and 0 <= idx < len(tasks) and tasks[idx].id == spec["id"]:
+            return tasks[idx]  # the listed position, when it still names this task
+        return find_task(tasks, spec["id"], where=f"{ds.class_name} split {spec['split']!r}")
 
     # ---- judge --------------------------------------------------------------------------------------------
     def session_judge(self, task: Task, secrets: dict[str, str]) -> tuple[Judge | None, str | None]:

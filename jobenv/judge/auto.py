@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import JudgeConfigError
 from ..extract import Extraction, ExtractMode
-from ..extract_service import extraction_service
+from ..extract.service import extraction_service
 from .base import Judge, empty_output_report, rejected_report
 from .checks import ChecksJudge, evaluate_rubrics
 from .config import JUDGE_KINDS, JudgeConfig

@@ -58,7 +58,7 @@ from ..check_models import (
     check_leaves,
 )
 from ..extract import Extraction, ExtractMode
-from ..extract_service import extraction_service
+from ..extract.service import extraction_service
 from . import reading
 from .base import Judge, empty_output_report, rejected_report
 from .facts import Verdict, allowed, close, judge_field_value
@@ -128,8 +128,9 @@ class CheckContext:
             if self.is_table(rel) or f.kind == "workbook":
                 return reading.facts_from_lines(reading.table_lines(f.text))
             if rel.lower().endswith(".docx"):
-                lines = reading.docx_lines(self.extraction.root / rel)
-                if lines is not None:
+                # parsed in a bounded worker like every agent-written file (a str is a stopped job)
+                lines = extraction_service().call_sync("docx_lines", self.extraction.root / rel)
+                if isinstance(lines, list):
                     return reading.facts_from_lines(lines)
             return reading.facts_from_lines(f.text.splitlines())
 
@@ -158,8 +159,7 @@ class CheckContext:
 
     def tables(self, rel: str) -> list[tuple[str, list[list[Any]]]] | str:
         # parsed in a bounded worker, like the extraction: a table file is agent-controlled bytes too
-        return self._memo("tables", rel, lambda: extraction_service().call_sync(
-            "jobenv.judge.reading:read_tables", self.extraction.root / rel))
+        return self._memo("tables", rel, lambda: extraction_service().call_sync("tables", self.extraction.root / rel))
 
 
 def _check_field(c: FieldCheck, ctx: CheckContext) -> Verdict:

@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from ..errors import JudgeConfigError, ReplyError
 from ..extract import Extraction, ExtractMode, ImageRef, is_visual_rubric, select_images
-from ..extract_service import extraction_service
+from ..extract.service import extraction_service
 from .base import Judge, empty_output_report, rejected_report
 from .config import CONFIG_HINT, DEFAULT_MAX_COMPLETION_TOKENS, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, JudgeConfig
 from .report import CriterionResult, GradeReport, RubricResult, Usage, build_report

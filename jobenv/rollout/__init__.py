@@ -21,17 +21,9 @@ from .collect import CollectResult, check_sandbox, collect, collect_sync
 from .episode import DEFAULT_NUDGE, RolloutConfig, run_episode
 from .policy import ContextLengthError, OpenAIChatPolicy, Policy, PolicyError, PolicyOutput, TokenData
 from .regrade import RegradeResult, regrade, regrade_sync
+from .store import TrajectoryWriter, export_trajectories, read_trajectories
 from .summary import GroupSummary, Summary, pass_at_k, summarize
-from .trajectory import (
-    TRAJECTORY_SCHEMA_VERSION,
-    Completion,
-    StepTiming,
-    TokenUsage,
-    Trajectory,
-    TrajectoryWriter,
-    export_trajectories,
-    read_trajectories,
-)
+from .trajectory import TRAJECTORY_SCHEMA_VERSION, Completion, StepTiming, TokenUsage, Trajectory
 
 __all__ = [
     "TRAJECTORY_SCHEMA_VERSION",

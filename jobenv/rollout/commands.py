@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
+from ..episode.outcome import Status
 from ..episode.rules import EpisodeRules
 from ..errors import ConfigError, JobenvError
+from .store import export_trajectories, read_trajectories
 from .summary import print_summary, summarize
-from .trajectory import Trajectory, export_trajectories, read_trajectories
+from .trajectory import Trajectory
 
 __all__ = [
     "RolloutOptions",
@@ -125,7 +127,7 @@ class ProgressLine:
 
     def episode(self, t: Trajectory) -> None:
         self.done += 1
-        if t.status == "error":
+        if t.status is Status.ERROR:
             self.errors += 1
         else:
             self.scored += 1
@@ -200,7 +202,9 @@ def run_rollout(o: RolloutOptions) -> int:
             ticker.cancel()
             await policy.aclose()
 
-    result = asyncio.run(main())
+    from .._aio import run_sync
+
+    result = run_sync(main())
     progress.stop()
     print_summary(result.summary(), console=Console())
     err = Console(stderr=True)

@@ -71,7 +71,8 @@ class EpisodeRunner:
         from ..env import JobEnv
         from ..judge import make_judge
         from .episode import reset_gate, run_episode
-        from .trajectory import KeepOutputs, MemoryStore, env_error_trajectory
+        from .store import KeepOutputs, MemoryStore
+        from .trajectory import env_error_trajectory
 
         if self._slots is None:
             self._slots = reset_gate(self.start_concurrency, self.env_kwargs)  # this node's CPUs

@@ -86,7 +86,7 @@ def policy_id(description: dict[str, Any]) -> str:
 # keys the chat-completions API accepts in request messages; anything else (e.g. reasoning_content kept in the
 # trajectory for training) is dropped before sending so strict servers do not reject the request
 _REQUEST_KEYS = {"role", "content", "tool_calls", "tool_call_id", "name"}
-_CONTEXT_MARKERS = ("context length", "context_length", "maximum context", "too many tokens", "prompt is too long")
+_CONTEXT_MARKERS = ("context length", "context_length_exceeded", "maximum context", "too many tokens", "prompt is too long")
 _TOKEN_ID = re.compile(r"^token_id:(-?\d+)$")
 # SDK-style keys of ``sampling`` that are request options of the client, not body fields
 _OPTION_KEYS = {"extra_headers": "headers", "extra_query": "params", "timeout": "timeout"}

@@ -1,7 +1,7 @@
 """Regrading: judge a finished run's saved deliverables again, into a new file, without calling the policy.
 
 Every graded episode of a rollout written to a file keeps its exported ``output/`` in the object store next
-to the file (see :func:`~jobenv.rollout.trajectory.objects_dir`). :func:`regrade` hands those files to
+to the file (see :func:`~jobenv.rollout.store.objects_dir`). :func:`regrade` hands those files to
 :func:`jobenv.grading.finish_episode` in place of a sandbox, under the episode's own rules (``scoring`` may
 be changed), so a judge outage or a judge change costs a regrade, not a rollout.
 
@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from ..episode import Ending, EpisodeRules, FinishReason, finish_episode
+from ..episode import Ending, EpisodeRules, FinishReason, Status, finish_episode
 from ..errors import JobenvError
 from .episode import judge_version, scored
-from .trajectory import ObjectStore, Trajectory, TrajectoryWriter, now_iso, objects_dir, read_trajectories
+from .store import ObjectStore, TrajectoryWriter, objects_dir, read_trajectories
+from .trajectory import Trajectory, now_iso
 
 if TYPE_CHECKING:
     from ..tasks import Task
@@ -153,7 +154,7 @@ async def regrade(
     finally:
         writer.close()
     return RegradeResult(out=str(dst), regraded=counts["regraded"], kept=counts["kept"],
-                         errors=sum(r.status == "error" for r in results), trajectories=list(results))
+                         errors=sum(r.status is Status.ERROR for r in results), trajectories=list(results))
 
 
 def regrade_sync(*args: Any, **kwargs: Any) -> RegradeResult:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..episode.outcome import Status
 from ..errors import JobenvError
 from .summary import GroupSummary, fmt, pass_at_k_text, summarize
 from .trajectory import Trajectory
@@ -188,7 +189,7 @@ def _conversation(t: Trajectory) -> str:
 def _grading(t: Trajectory) -> str:
     r = t.report
     if not r:
-        why = "errored before grading" if t.status == "error" else "not graded (ran out before submit; on_truncate=zero)"
+        why = "errored before grading" if t.status is Status.ERROR else "not graded (ran out before submit; on_truncate=zero)"
         return f"<p>No grading report: {_e(why)}.</p>"
     parts = [f"<p>status {_e(str(r.get('status')))} &middot; score {_e(fmt(r.get('normalized_score')))} &middot; "
              f"{_e(str(r.get('passed_count')))}/{_e(str(r.get('total_count')))} rubrics passed &middot; judge "
@@ -246,7 +247,7 @@ def render_html(trajectories: Sequence[Trajectory], *, include_errors: bool = Fa
     for t in trajs[:5000]:  # the page stays usable on huge runs; the JSONL has everything
         a = _anchor(t)
         linked = id(t) in shown
-        cls = {"error": "err", "truncated": "trunc"}.get(t.status, "")
+        cls = {Status.ERROR: "err", Status.TRUNCATED: "trunc"}.get(t.status, "")
         task = f'<a href="#ep-{a}">{_e(t.task_id)}</a>' if linked else None
         reward = f'<a href="#grade-{a}">{_e(fmt(t.reward))}</a>' if linked else None
         body.append(f'<tr class="{cls}">' + "".join([

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..episode.outcome import Status
 from .trajectory import TokenUsage, Trajectory
 
 __all__ = ["pass_at_k", "GroupSummary", "Summary", "summarize", "print_summary", "fmt", "pass_at_k_text"]
@@ -67,8 +68,8 @@ class Summary(BaseModel):
 
 def _group(trajs: list[Trajectory], include_errors: bool) -> GroupSummary:
     g = GroupSummary(episodes=len(trajs))
-    g.errors = sum(t.status == "error" for t in trajs)
-    g.truncated = sum(t.status == "truncated" for t in trajs)
+    g.errors = sum(t.status is Status.ERROR for t in trajs)
+    g.truncated = sum(t.status is Status.TRUNCATED for t in trajs)
     used = [t for t in trajs if include_errors or t.status != "error"]
     # pass@k is per (policy, task): attempts of two models are never pooled
     by_task: dict[tuple[str, str, str, str], list[Trajectory]] = defaultdict(list)
@@ -101,7 +102,7 @@ def summarize(trajectories: Iterable[Trajectory], *, include_errors: bool = Fals
     for t in trajs:
         statuses[t.status] += 1
         reasons[t.finish_reason] += 1
-        if t.status == "error":
+        if t.status is Status.ERROR:
             kinds[t.error_kind or "unknown"] += 1
         tokens.prompt_tokens += t.usage.prompt_tokens
         tokens.completion_tokens += t.usage.completion_tokens

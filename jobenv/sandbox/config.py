@@ -59,7 +59,8 @@ class SandboxConfig(BaseModel):
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> SandboxConfig:
         """``overrides`` with the backend from ``JOBENV_SANDBOX`` and the Docker image from
-        ``JOBENV_SANDBOX_IMAGE`` where not given (``environ`` defaults to ``os.environ``)."""
+        ``JOBENV_SANDBOX_IMAGE`` where not given, read through :mod:`jobenv.settings`
+        (``environ``: the variables to read; default the process's)."""
         from .. import settings
 
         backend = overrides.pop("backend", None) or settings.get(ENV_BACKEND, environ) or "local"

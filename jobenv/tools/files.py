@@ -17,7 +17,7 @@ from .params import DEFAULT_READ_LIMIT, EditParams, MultiEditParams, ReadParams,
 from .result import ToolResult, display_path, human_size, tool_error
 
 if TYPE_CHECKING:
-    from .toolbox import Toolbox
+    from .result import ToolContext
 
 __all__ = ["EXTRACTED_SUFFIXES", "IMAGE_SUFFIXES", "read_file", "write_file", "edit_file", "multi_edit_file"]
 
@@ -35,7 +35,7 @@ READ_EXTRACT_S = 15.0
 
 
 # -- read -----------------------------------------------------------------------------------------------
-async def read_file(tb: Toolbox, p: ReadParams) -> ToolResult:
+async def read_file(tb: ToolContext, p: ReadParams) -> ToolResult:
     rel = workspace_relpath(p.file_path)
     if not rel:
         return tool_error("read", f"{WORKSPACE} is a folder; use ls or glob to see its files", "is_dir")
@@ -98,7 +98,7 @@ async def read_file(tb: Toolbox, p: ReadParams) -> ToolResult:
     return ToolResult(name="read", text=body, metadata={"lines": len(lines), "shown": [start + 1, i]})
 
 
-async def _file_size(tb: Toolbox, rel: str) -> int | ToolResult:
+async def _file_size(tb: ToolContext, rel: str) -> int | ToolResult:
     """The size of regular file ``rel`` (from a listing, without reading it), or the error to show."""
     try:
         entries = await tb.sandbox.list_files(rel)
@@ -118,7 +118,7 @@ def _too_large(tool: str, rel: str, size: int | None) -> ToolResult:
                       "look at parts of it through bash (head, sed -n, a Python script)", "too_large")
 
 
-async def _read_bytes(tb: Toolbox, rel: str, tool: str) -> bytes | ToolResult:
+async def _read_bytes(tb: ToolContext, rel: str, tool: str) -> bytes | ToolResult:
     try:
         return await tb.sandbox.read_file(rel, max_bytes=READ_MAX_BYTES)  # bounded even if the file grows
     except WorkspacePathError:
@@ -135,7 +135,7 @@ async def _read_bytes(tb: Toolbox, rel: str, tool: str) -> bytes | ToolResult:
         return tool_error(tool, str(exc), "sandbox")
 
 
-async def _kind(tb: Toolbox, rel: str) -> str | None:
+async def _kind(tb: ToolContext, rel: str) -> str | None:
     """The entry type of ``rel`` ('file', 'dir', ...) or None when it does not exist."""
     try:
         entries = await tb.sandbox.list_files(posixpath.dirname(rel))
@@ -144,9 +144,9 @@ async def _kind(tb: Toolbox, rel: str) -> str | None:
     return next((e.type for e in entries if e.path == rel), None)
 
 
-async def _extract(tb: Toolbox, rel: str, data: bytes) -> str:
+async def _extract(tb: ToolContext, rel: str, data: bytes) -> str:
     """The text the judge would see, parsed by the bounded extraction workers within the episode's deadline."""
-    from ..extract_service import STOPPED_TIME, extraction_service
+    from ..extract.service import STOPPED_TIME, extraction_service
 
     left = READ_EXTRACT_S if tb.deadline is None else min(READ_EXTRACT_S, tb.deadline - time.monotonic())
     if left <= 0:
@@ -161,7 +161,7 @@ async def _extract(tb: Toolbox, rel: str, data: bytes) -> str:
 
 
 # -- write / edit ---------------------------------------------------------------------------------------
-async def write_file(tb: Toolbox, p: WriteParams) -> ToolResult:
+async def write_file(tb: ToolContext, p: WriteParams) -> ToolResult:
     rel = workspace_relpath(p.file_path)
     if not rel or rel in ("output", "task_folder"):
         return tool_error("write", f"{display_path(rel)} is a folder; give a file path such as output/notes.md", "is_dir")
@@ -171,7 +171,7 @@ async def write_file(tb: Toolbox, p: WriteParams) -> ToolResult:
     return ToolResult(name="write", text=f"Wrote {len(data)} bytes ({n_lines} lines) to {display_path(rel)}.")
 
 
-async def _load_text(tb: Toolbox, rel: str, tool: str) -> str | ToolResult:
+async def _load_text(tb: ToolContext, rel: str, tool: str) -> str | ToolResult:
     data = await _read_bytes(tb, rel, tool)
     if isinstance(data, ToolResult):
         return data
@@ -194,7 +194,7 @@ def _apply(text: str, old: str, new: str, replace_all: bool) -> tuple[str, int] 
     return (text.replace(old, new) if replace_all else text.replace(old, new, 1)), (count if replace_all else 1)
 
 
-async def edit_file(tb: Toolbox, p: EditParams) -> ToolResult:
+async def edit_file(tb: ToolContext, p: EditParams) -> ToolResult:
     rel = workspace_relpath(p.file_path)
     text = await _load_text(tb, rel, "edit")
     if isinstance(text, ToolResult):
@@ -209,7 +209,7 @@ async def edit_file(tb: Toolbox, p: EditParams) -> ToolResult:
     return ToolResult(name="edit", text=f"Edited {display_path(rel)}: {n} replacement(s){where}.", metadata={"replacements": n})
 
 
-async def multi_edit_file(tb: Toolbox, p: MultiEditParams) -> ToolResult:
+async def multi_edit_file(tb: ToolContext, p: MultiEditParams) -> ToolResult:
     rel = workspace_relpath(p.file_path)
     text = await _load_text(tb, rel, "multi_edit")
     if isinstance(text, ToolResult):

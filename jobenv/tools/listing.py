@@ -14,7 +14,7 @@ from .params import GlobParams, GrepParams, LsParams
 from .result import ToolResult, display_path, human_size, listing_base, tool_error
 
 if TYPE_CHECKING:
-    from .toolbox import Toolbox
+    from .result import ToolContext
 
 __all__ = ["MAX_LIST_ENTRIES", "find_files", "list_folder", "grep_files"]
 
@@ -23,7 +23,7 @@ MAX_LIST_ENTRIES = 1000
 _OFF_LOOP_ENTRIES = 256
 
 
-async def find_files(tb: Toolbox, p: GlobParams) -> ToolResult:
+async def find_files(tb: ToolContext, p: GlobParams) -> ToolResult:
     base = workspace_relpath(p.path or ".")
     pattern = p.pattern.strip()
     if pattern.startswith("/"):
@@ -58,7 +58,7 @@ async def find_files(tb: Toolbox, p: GlobParams) -> ToolResult:
     return ToolResult(name="glob", text=text, metadata={"count": len(hits)})
 
 
-async def list_folder(tb: Toolbox, p: LsParams) -> ToolResult:
+async def list_folder(tb: ToolContext, p: LsParams) -> ToolResult:
     rel = workspace_relpath(p.path)
     entries = await tb.sandbox.list_files(rel)
     if len(entries) == 1 and entries[0].type != "dir" and posixpath.basename(entries[0].path) == posixpath.basename(rel):
@@ -103,7 +103,7 @@ async def list_folder(tb: Toolbox, p: LsParams) -> ToolResult:
     return ToolResult(name="ls", text=text, metadata={"count": len(rows)})
 
 
-async def grep_files(tb: Toolbox, p: GrepParams) -> ToolResult:
+async def grep_files(tb: ToolContext, p: GrepParams) -> ToolResult:
     rel = workspace_relpath(p.path or ".")
     target = rel or "."
     args = ["grep", "-r", "-I", "-E", "--color=never"]

@@ -3,13 +3,28 @@
 from __future__ import annotations
 
 import posixpath
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, Field
 
 from ..sandbox.base import WORKSPACE, FileEntry
 
-__all__ = ["ToolResult", "tool_error", "display_path", "human_size", "listing_base"]
+if TYPE_CHECKING:
+    from ..sandbox.base import Sandbox
+
+__all__ = ["ToolResult", "ToolContext", "tool_error", "display_path", "human_size", "listing_base"]
+
+
+class ToolContext(Protocol):
+    """What a tool's handler may use of its episode's toolbox (:class:`jobenv.tools.Toolbox` is one)."""
+
+    sandbox: Sandbox
+    todos: list[dict[str, Any]]
+    deadline: float | None
+    output_chars: int
+    read_char_budget: int
+
+    def command_timeout(self, requested: float | None) -> float | None: ...
 
 
 class ToolResult(BaseModel):

@@ -8,12 +8,12 @@ from .params import BashParams
 from .result import ToolResult, tool_error
 
 if TYPE_CHECKING:
-    from .toolbox import Toolbox
+    from .result import ToolContext
 
 __all__ = ["run_bash"]
 
 
-async def run_bash(tb: Toolbox, p: BashParams) -> ToolResult:
+async def run_bash(tb: ToolContext, p: BashParams) -> ToolResult:
     """Run ``p.command``; a timeout is reported (``ok=False``), a non-zero exit code is not an error."""
     if not p.command.strip():
         return tool_error("bash", "command is empty", "invalid_arguments")

@@ -23,7 +23,7 @@ from .shell import run_bash
 from .todo import submit, write_todos
 
 if TYPE_CHECKING:
-    from .toolbox import Toolbox
+    from .result import ToolContext
 
 __all__ = [
     "SUBMIT",
@@ -41,7 +41,7 @@ __all__ = [
 
 SUBMIT = "submit"
 
-Handler = Callable[["Toolbox", Any], Awaitable[ToolResult]]
+Handler = Callable[["ToolContext", Any], Awaitable[ToolResult]]
 
 
 @dataclass(frozen=True)

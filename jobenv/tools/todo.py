@@ -8,12 +8,12 @@ from .params import SubmitParams, TodoWriteParams
 from .result import ToolResult
 
 if TYPE_CHECKING:
-    from .toolbox import Toolbox
+    from .result import ToolContext
 
 __all__ = ["write_todos", "submit"]
 
 
-async def write_todos(tb: Toolbox, p: TodoWriteParams) -> ToolResult:
+async def write_todos(tb: ToolContext, p: TodoWriteParams) -> ToolResult:
     """Replace the episode's todo list and show it back."""
     tb.todos = [t.model_dump() for t in p.todos]
     if not tb.todos:
@@ -29,6 +29,6 @@ async def write_todos(tb: Toolbox, p: TodoWriteParams) -> ToolResult:
     )
 
 
-async def submit(tb: Toolbox, p: SubmitParams) -> ToolResult:
+async def submit(tb: ToolContext, p: SubmitParams) -> ToolResult:
     """Mark the call as a submission; the front-end (env, rollout, hosting) grades and ends the episode."""
     return ToolResult(name="submit", text="Submitted.", submitted=True)

@@ -57,7 +57,7 @@ class Toolbox:
             return ToolResult(name=str(name), text=params, ok=False, metadata={"error": "invalid_arguments"})
         spec = tool_spec(name)
         assert spec is not None  # validate_arguments refused unknown names
-        from ..extract_service import queue_wait
+        from ..extract.service import queue_wait
 
         waited = [0.0]
         try:

@@ -35,7 +35,7 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _imports(module: str, path: Path, known: set[str]) -> set[str]:
+def _imports(module: str, path: Path, known: set[str], *, type_only: bool = False) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
@@ -46,13 +46,13 @@ def _imports(module: str, path: Path, known: set[str]) -> set[str]:
         return name or None
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if isinstance(node, ast.If) and _is_type_checking(node) and not type_only:
             for child in node.orelse:
                 visit(child)
             return
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.startswith("jobenv"):
+                if alias.name.startswith("jobenv") and not alias.name.startswith("jobenv_"):
                     target = resolve(alias.name)
                     if target:
                         found.add(target)
@@ -63,7 +63,7 @@ def _imports(module: str, path: Path, known: set[str]) -> set[str]:
                 prefix = ".".join(base + ([node.module] if node.module else []))
             else:
                 prefix = node.module or ""
-            if prefix.startswith("jobenv"):
+            if prefix.startswith("jobenv") and not prefix.startswith("jobenv_"):
                 for alias in node.names:
                     target = resolve(f"{prefix}.{alias.name}") if f"{prefix}.{alias.name}" in known else resolve(prefix)
                     if target:
@@ -166,3 +166,98 @@ def test_every_docker_test_carries_the_docker_marker() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     ids = [line for line in proc.stdout.splitlines() if "::" in line]
     assert ids and not [i for i in ids if "docker" in i.lower()], [i for i in ids if "docker" in i.lower()][:5]
+
+
+def _depends(graph: dict[str, set[str]], module: str) -> set[str]:
+    """Every module ``module`` reaches through imports (transitively)."""
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        for dep in graph.get(todo.pop(), ()):
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return seen
+
+
+def _in(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_extraction_and_sandboxes_never_import_the_judge_datasets_or_the_facade() -> None:
+    graph = _graph()
+    forbidden = ("jobenv.judge", "jobenv.datasets", "jobenv.registry", "jobenv.env", "jobenv.rollout",
+                 "jobenv.hosting")
+    for module in graph:
+        if _in(module, "jobenv.extract") or _in(module, "jobenv.sandbox"):
+            direct = {d for d in graph[module] if any(_in(d, f) for f in forbidden)}
+            assert not direct, f"{module} imports {sorted(direct)}"
+            reached = {d for d in _depends(graph, module) if any(_in(d, f) for f in forbidden)}
+            assert not reached, f"{module} reaches {sorted(reached)}"
+    # the facade: nothing inside imports `jobenv` itself (the lazy top), checked on the raw imports
+    mods = _modules()
+    for module, path in mods.items():
+        if _in(module, "jobenv.extract") or _in(module, "jobenv.sandbox"):
+            assert "jobenv" not in _imports(module, path, set(mods) | {"jobenv"}) - {module}, module
+
+
+def test_the_episode_core_is_below_every_front_end() -> None:
+    graph = _graph()
+    front_ends = ("jobenv.env", "jobenv.rollout", "jobenv.hosting", "jobenv.openenv_server", "jobenv.cli")
+    for module in graph:
+        if _in(module, "jobenv.episode"):
+            reached = {d for d in _depends(graph, module) if any(_in(d, f) for f in front_ends)}
+            assert not reached, f"{module} reaches {sorted(reached)}"
+
+
+def test_type_only_imports_have_no_cycle_either() -> None:
+    # TYPE_CHECKING imports never run, but a cycle through them still tangles the design; they count here
+    mods = _modules()
+    known = set(mods)
+    graph = {m: _imports(m, p, known, type_only=True) for m, p in mods.items()}
+    for deps in graph.values():
+        deps.discard("jobenv")
+    cycle = _find_cycle(graph)
+    assert cycle is None, "import cycle (type-only imports included): " + " -> ".join(cycle or [])
+
+
+def test_the_verifiers_package_uses_jobenv_only_through_its_public_modules() -> None:
+    root = PACKAGE.parent / "jobenv_verifiers"
+    known = set(_modules())
+    for path in sorted(root.glob("*.py")):
+        deps = _imports(f"jobenv_verifiers.{path.stem}", path, known | {"jobenv"}, type_only=True)
+        private = sorted(d for d in deps if any(part.startswith("_") for part in d.split(".")))
+        assert not private, f"{path.name} imports private modules {private}"
+        assert "jobenv.grading" not in deps and "jobenv.prompt" not in deps, path.name  # deprecated aliases
+
+
+def _code_strings(path: Path) -> set[str]:
+    """String constants of a module's code (docstrings left out)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                  if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+                  and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    return {n.value for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings}
+
+
+def test_jobenv_variables_and_cache_paths_are_read_in_the_settings_module_only() -> None:
+    for module, path in _modules().items():
+        if module == "jobenv.settings":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for line in text.splitlines():
+            code = line.split("#", 1)[0]
+            assert not ("JOBENV_" in code and ("environ" in code or "getenv" in code)), f"{module}: {line.strip()}"
+            assert "Path.home()" not in code, f"{module}: {line.strip()}"
+
+
+def test_episode_finish_reasons_are_spelled_in_the_core_only() -> None:
+    from jobenv.episode import FinishReason
+
+    spelled = {r.value for r in FinishReason} - {"max_steps", "time_limit"}  # also the rules' own field names
+    for module, path in _modules().items():
+        if _in(module, "jobenv.episode"):
+            continue
+        found = _code_strings(path) & spelled
+        assert not found, f"{module} spells {sorted(found)}: use jobenv.episode.FinishReason"

@@ -104,7 +104,7 @@ def test_no_leaks_after_200_episodes(mini_tasks, tmp_path, monkeypatch):
     # no more children than before; a new one may only be an extraction worker that replaced one retired after
     # its max_jobs (earlier tests may have brought a worker close to that)
     assert len(kids1) <= len(kids0), kids1 - kids0
-    assert all("jobenv._extract_worker" in _cmdline(pid) for pid in kids1 - kids0), {p: _cmdline(p) for p in kids1 - kids0}
+    assert all("jobenv.extract.worker" in _cmdline(pid) for pid in kids1 - kids0), {p: _cmdline(p) for p in kids1 - kids0}
     assert tmp1 <= tmp0, tmp1 - tmp0
     # grading temp dirs and sandbox dirs are all gone; only the process's one /etc snapshot stays until exit
     assert all(e.startswith(f"jobenv-{os.getpid()}-etc-") for e in tmp1), tmp1

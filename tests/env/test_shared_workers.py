@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from jobenv.env import JobEnv
-from jobenv.extract_service import STOPPED_TIME, ExtractLimits, configure_extraction
+from jobenv.extract.service import STOPPED_TIME, ExtractLimits, configure_extraction
 from jobenv.tasks import load_task_dir
 from tests.support import hostile_files as H
 from tests.support.tasks import write_task

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.extract_service import STOPPED_TIME, ExtractionService, ExtractLimits
+from jobenv.extract.service import STOPPED_TIME, ExtractionService, ExtractLimits
 from tests.support import hostile_files as H
 
 _OTHERS: set[int] = set()  # workers of other services in this process (the process-wide one), not counted
@@ -28,7 +28,7 @@ def _workers_of_this_process() -> set[int]:
         except OSError:
             continue
         fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == me and fields[0] != "Z" and b"jobenv._extract_worker" in cmd:
+        if int(fields[1]) == me and fields[0] != "Z" and b"jobenv.extract.worker" in cmd:
             out.add(int(pid))
     return out - _OTHERS
 

@@ -22,7 +22,7 @@ from jobenv.rollout import (
     regrade_sync,
     summarize,
 )
-from jobenv.rollout.trajectory import objects_dir
+from jobenv.rollout.store import objects_dir
 from tests.rollout.helpers import episode_lines
 from tests.rollout.scripted import script_for
 from tests.support.openai_server import OpenAIServer, Reply, completion_text, fake_tokens

@@ -11,7 +11,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_ROOT = REPO / "jobenv" / "data" / "sample"
-BUILDER = REPO / "tools" / "build_sample.py"
+BUILDER = REPO / "sample_builder" / "build_sample.py"
 
 
 def task_dirs() -> list[Path]:

@@ -88,7 +88,7 @@ def test_a_workbook_libreoffice_cannot_load_gets_no_other_engine(tmp_path: Path)
 WORKER_PROBE = r"""
 import json, os, sys
 from pathlib import Path
-from jobenv.extract_service import extraction_service
+from jobenv.extract.service import extraction_service
 
 out = Path(sys.argv[1])
 ex = extraction_service().extract_output_sync(out)
@@ -116,7 +116,7 @@ for pid in os.listdir("/proc"):
     if pid.isdigit():
         try:
             argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            if b"jobenv._extract_worker" in argv and not argv[0].endswith(b"bwrap") and mine(int(pid)):
+            if b"jobenv.extract.worker" in argv and not argv[0].endswith(b"bwrap") and mine(int(pid)):
                 workers.append({"net": os.readlink(f"/proc/{pid}/ns/net"), "pid": os.readlink(f"/proc/{pid}/ns/pid")})
         except OSError:
             pass

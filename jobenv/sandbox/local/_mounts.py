@@ -176,9 +176,7 @@ def _own_distribution_paths() -> tuple[str, ...]:
     scanning the metadata of every installed package costs milliseconds)."""
     import importlib.metadata as md
 
-    import jobenv
-
-    found = {os.path.dirname(os.path.realpath(jobenv.__file__))}
+    found = {str(Path(__file__).resolve().parents[2])}  # the jobenv package this process runs
     try:
         dists = list(md.distributions(name="jobenv"))
     except Exception:
@@ -313,9 +311,7 @@ def hide_args(mounts: list[tuple[str, str]], snapshot: str) -> list[str]:
 
 
 def _jobenv_init() -> str:
-    import jobenv
-
-    return str(jobenv.__file__)
+    return str(Path(__file__).resolve().parents[2] / "__init__.py")  # the jobenv package this process runs
 
 
 def check_invisible(root: str, paths: list[str], mounts: list[tuple[str, str]]) -> None:

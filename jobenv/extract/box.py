@@ -33,8 +33,8 @@ def without_secrets(env: Mapping[str, str]) -> dict[str, str]:
 @functools.lru_cache(maxsize=1)
 def _bwrap() -> str | None:
     """bubblewrap, when it can make the namespaces here (checked once per process)."""
-    from .errors import SandboxUnavailableError
-    from .sandbox.local import bwrap_binary
+    from ..errors import SandboxUnavailableError
+    from ..sandbox.local import bwrap_binary
 
     try:
         path = bwrap_binary()

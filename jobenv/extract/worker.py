@@ -1,4 +1,4 @@
-"""The worker half of :mod:`jobenv.extract_service`: ``python -m jobenv._extract_worker <address-space bytes>``.
+"""The worker half of :mod:`jobenv.extract.service`: ``python -m jobenv.extract.worker <address-space bytes>``.
 
 It limits its own address space, dies with its parent, and answers one request at a time on stdin/stdout
 (length-prefixed pickles; anything a library prints is moved to stderr so it cannot corrupt the stream).
@@ -94,19 +94,18 @@ def _handle(request: tuple[Any, ...], send: Any) -> None:
     elif kind == "entries":
         _entries(send, *request[1:])
     elif kind == "call":
-        from jobenv.extract_service import CALLABLES
+        from jobenv.extract.tables import JOBS
 
-        _, func, args = request
-        if func not in CALLABLES:
-            raise ValueError(f"{func} is not an extraction parser")
-        module, _, name = func.partition(":")
-        send(("result", _plain(getattr(importlib.import_module(module), name)(*args))))
+        _, job, args = request
+        if job not in JOBS:
+            raise ValueError(f"{job} is not an extraction job")
+        send(("result", _plain(JOBS[job](*args))))
     else:
         raise ValueError(f"unknown request {kind!r}")
 
 
 def main(argv: list[str]) -> int:
-    from jobenv._extract_wire import frame_size, read_exact, write_frame
+    from jobenv.extract.wire import frame_size, read_exact, write_frame
 
     out_fd = os.dup(1)
     os.dup2(2, 1)  # library prints go to stderr, never into the reply stream

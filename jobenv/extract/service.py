@@ -37,25 +37,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ._extract_box import boxed, without_secrets
-from ._extract_wire import frame_size, load_reply, read_exact, write_frame
-from .errors import ConfigError, first_problem
-from .extract import (
-    DEFAULT_CAP,
-    TOTAL_CAP,
-    ExtractedFile,
-    Extraction,
-    ExtractMode,
-    ImageRef,
-    assemble_output,
-    scan_output,
-)
+from ..errors import ConfigError, first_problem
+from .box import boxed, without_secrets
+from .files import DEFAULT_CAP, ExtractedFile, Extraction, ExtractMode, ImageRef
+from .folder import TOTAL_CAP, assemble_output, scan_output
+from .tables import JOBS
+from .wire import frame_size, load_reply, read_exact, write_frame
 
 __all__ = [
     "STOPPED_TIME",
     "STOPPED_MEMORY",
     "STOPPED_CRASH",
-    "CALLABLES",
     "ExtractLimits",
     "ExtractionService",
     "extraction_service",
@@ -66,8 +58,6 @@ __all__ = [
 STOPPED_TIME = "[extraction stopped: over the time budget]"
 STOPPED_MEMORY = "[extraction stopped: over the memory budget]"
 STOPPED_CRASH = "[extraction stopped: the parser process failed (out of memory or crashed)]"
-#: parsers other modules may run in a worker through :meth:`ExtractionService.call_sync`
-CALLABLES = frozenset({"jobenv.judge.reading:read_tables"})
 _MAX_FRAME = 160 * 1024 * 1024  # one file's text plus its share of images; anything larger is a fault
 _START_S = 120.0  # a worker that has not started in this time is broken
 _QUEUE_WAIT: contextvars.ContextVar[tuple[list[float], ...]] = contextvars.ContextVar("jobenv_extract_wait",
@@ -108,7 +98,7 @@ class ExtractLimits(BaseModel):
     @classmethod
     def from_env(cls) -> ExtractLimits:
         """Defaults overridden by ``JOBENV_EXTRACT_WORKERS`` and the like; a bad value is a ConfigError."""
-        from . import settings
+        from .. import settings
 
         raw = {k: value for k in cls.model_fields
                if (value := settings.get(f"{settings.EXTRACT_PREFIX}{k.upper()}"))}
@@ -137,13 +127,13 @@ class _Worker:
         env = without_secrets(os.environ)
         # one thread per numeric library: the address-space limit must not be spent on idle thread stacks
         env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MALLOC_ARENA_MAX="2")
-        here = str(Path(__file__).resolve().parent.parent)  # the jobenv this process runs, not another one
+        here = str(Path(__file__).resolve().parents[2])  # the jobenv this process runs, not another one
         env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        from . import settings
+        from .. import settings
 
         debug = settings.get("JOBENV_EXTRACT_DEBUG") == "1"
         self.proc = subprocess.Popen(
-            boxed([sys.executable, "-m", "jobenv._extract_worker", str(limits.memory_mb * 2**20)]),
+            boxed([sys.executable, "-m", "jobenv.extract.worker", str(limits.memory_mb * 2**20)]),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None if debug else subprocess.DEVNULL,
             env=env, close_fds=True, start_new_session=True,
         )
@@ -489,12 +479,13 @@ class ExtractionService:
         entries = self._drive_sync(self._output_job(root, mode, cap, with_images, time_s, files))
         return assemble_output(root, mode, rejected, entries, total_cap=total_cap)
 
-    def call_sync(self, func: str, *args: Any, time_s: float | None = None) -> Any:
-        """Run ``func`` (``"module:function"``, one of the parsers in ``CALLABLES``) on ``args`` in a worker.
-        Returns its result, or ``[extraction stopped: ...]`` (a str) when it overran or crashed."""
-        if func not in CALLABLES:
-            raise ValueError(f"{func} is not a parser the extraction workers run")
-        result = self._drive_sync(self._call_job(func, args, time_s))
+    def call_sync(self, job: str, *args: Any, time_s: float | None = None) -> Any:
+        """Run the extraction job ``job`` (a name in :data:`jobenv.extract.tables.JOBS`) on ``args`` in a worker.
+        Returns its result, or ``[extraction stopped: ...]`` (a str) when it overran or crashed; ValueError for a
+        name that is not a job."""
+        if job not in JOBS:
+            raise ValueError(f"{job} is not a job the extraction workers run")
+        result = self._drive_sync(self._call_job(job, args, time_s))
         return result.marker if isinstance(result, _Stopped) else result
 
     def wait_ready(self, timeout: float = 60.0) -> bool:
@@ -523,7 +514,7 @@ class ExtractionService:
 def _job_env() -> dict[str, str]:
     """The caller's settings a parser reads (``JOBENV_*``, ``PATH`` for helper programs), sent with each job so
     a worker started earlier follows changes made since; never a secret."""
-    from . import settings
+    from .. import settings
 
     return without_secrets({**settings.jobenv_variables(), **({"PATH": os.environ["PATH"]} if "PATH" in os.environ else {})})
 

@@ -1,4 +1,4 @@
-"""Shared writers for the bundled sample split builder (tools/build_sample.py).
+"""Shared writers for the bundled sample split builder (sample_builder/build_sample.py).
 
 Every writer produces a real file with the real library (csv, openpyxl, python-docx, python-pptx, fpdf2,
 sqlite3) and pins whatever the library would otherwise stamp with the wall clock, so a rebuild is

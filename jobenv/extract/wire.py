@@ -1,7 +1,7 @@
 """The extraction workers' wire: length-prefixed pickles, read against a deadline, replies unpickled from an
 allow-list of plain types (a worker subverted by a hostile file cannot smuggle code into the caller).
 
-Shared by :mod:`jobenv.extract_service` (the caller) and :mod:`jobenv._extract_worker` (the worker).
+Shared by :mod:`jobenv.extract.service` (the caller) and :mod:`jobenv.extract.worker` (the worker).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ _SAFE_GLOBALS = {
                               "complex", "bytearray", "slice")
 } | {("datetime", n) for n in ("datetime", "date", "time", "timedelta", "timezone")} | {
     ("jobenv.extract.files", "ExtractedFile"), ("jobenv.extract.files", "ImageRef"), ("copyreg", "_reconstructor"),
-    ("jobenv.judge.reading", "Uncomputed"), ("jobenv.judge.reading", "Num"),
+    ("jobenv.extract.tables", "Uncomputed"),
 }
 
 

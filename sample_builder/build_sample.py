@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Build the bundled sample split ``jobenv/sample`` deterministically.
 
-    python tools/build_sample.py                 # rewrites jobenv/data/sample/
-    python tools/build_sample.py --out /tmp/x    # builds elsewhere (the determinism test does this)
+    python sample_builder/build_sample.py                 # rewrites jobenv/data/sample/
+    python sample_builder/build_sample.py --out /tmp/x    # builds elsewhere (the determinism test does this)
 
 Each task gets ``task_folder/`` (TASK_INSTRUCTIONS.txt + reference files written by real libraries from a
 fixed random seed), ``RUBRICS.json`` with a ``jobenv_checks`` entry for every criterion, ``task_card.md``,
