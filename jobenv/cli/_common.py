@@ -24,7 +24,7 @@ __all__ = [
     "non_negative_float",
     "unit_float",
     "add_rules_arguments",
-    "RULE_FIELDS",
+    "rule_fields",
 ]
 
 # kept equal to jobenv.sandbox.BACKENDS and make_judge's kinds (asserted in tests); written here so that
@@ -122,9 +122,13 @@ def unit_float(text: str) -> float:
     return value
 
 
-RULE_FIELDS = ("max_steps", "time_limit_s", "on_truncate", "scoring")
-"""The :class:`~jobenv.episode.EpisodeRules` fields, each a flag of its own (``--max-steps``, ``--time-limit``,
-``--on-truncate``, ``--scoring``); the command's ``Options`` receives them as one ``rules`` value."""
+def rule_fields() -> tuple[str, ...]:
+    """The :class:`~jobenv.episode.EpisodeRules` fields, each a flag of its own (``--max-steps``, ``--time-limit``,
+    ``--on-truncate``, ``--scoring``, and any rule added there); a command's ``Options`` receives them as one
+    ``rules`` value."""
+    from ..episode.rules import EpisodeRules
+
+    return tuple(EpisodeRules.model_fields)
 
 
 def _flag(name: str) -> str:
@@ -140,8 +144,7 @@ def add_rules_arguments(p: argparse.ArgumentParser, *, subject: str = "episode")
 
     from ..episode.rules import EpisodeRules
 
-    for name in RULE_FIELDS:
-        field = EpisodeRules.model_fields[name]
+    for name, field in EpisodeRules.model_fields.items():
         help_text = (field.description or name).replace("episode", subject)
         args = typing.get_args(field.annotation)
         if typing.get_origin(field.annotation) is typing.Literal:

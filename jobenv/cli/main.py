@@ -34,7 +34,7 @@ from . import (
     tasks,
     validate,
 )
-from ._common import RULE_FIELDS, DefaultsFormatter, NoOptions, OneLineParser
+from ._common import DefaultsFormatter, NoOptions, OneLineParser, rule_fields
 
 __all__ = ["COMMANDS", "build_parser", "main", "options_for"]
 
@@ -70,7 +70,7 @@ def options_for(command: str, namespace: Any) -> Any:
     if "rules" in {f.name for f in dataclasses.fields(cls)}:
         from ..episode.rules import EpisodeRules
 
-        values["rules"] = EpisodeRules(**{k: values.pop(k) for k in RULE_FIELDS})
+        values["rules"] = EpisodeRules(**{k: values.pop(k) for k in rule_fields()})
     return cls(**{f.name: values[f.name] for f in dataclasses.fields(cls)})
 
 

@@ -134,7 +134,8 @@ class _Episode:
         rec = StepTiming(kind=kind, name=name, start_s=round(start - self.t0, 6), duration_s=0.0)  # type: ignore[arg-type]
         self.steps.append(rec)
         try:
-            left = self.env.time_left_s() if bounded and self.info else None
+            clock = getattr(self.env, "time_left_s", None)  # a JobEnv's; a custom env may have none
+            left = clock() if bounded and self.info and clock is not None else None
             if left is not None and left <= 0:
                 if asyncio.iscoroutine(aw):
                     aw.close()  # never started: close it so it is not reported as never awaited
@@ -230,9 +231,12 @@ class _Episode:
 
     async def _finish_here(self) -> None:
         """This loop (not a step) ended the episode before submit: the core ends it by the same rules."""
+        finish = getattr(self.env, "afinish", None)
+        if finish is None:
+            return  # a custom env that cannot end an episode early: recorded as env_truncated, no credit
         ending = self.finish.ending() if self.finish is not None else None
         start = time.monotonic()
-        self.outcome = await self.env.afinish(ending or Ending.NO_TOOL_CALL)
+        self.outcome = await finish(ending or Ending.NO_TOOL_CALL)
         self.steps.append(StepTiming(kind="grade", name=str(ending), start_s=round(start - self.t0, 6),
                                      duration_s=round(time.monotonic() - start, 6),
                                      ok=self.outcome.status is not Status.ERROR))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from jobenv.cli import build_parser, main
-from jobenv.cli._common import RULE_FIELDS, NoOptions
+from jobenv.cli._common import NoOptions, rule_fields
 from jobenv.cli.main import COMMANDS, options_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,7 +43,7 @@ def test_every_command_has_typed_options_matching_its_parser() -> None:
         dests = {a.dest for a in subs[module.NAME]._actions if a.dest != "help"}
         fields = {f.name for f in dataclasses.fields(getattr(module, "Options", NoOptions))}
         if "rules" in fields:  # the EpisodeRules flags arrive as one value
-            fields = (fields - {"rules"}) | set(RULE_FIELDS)
+            fields = (fields - {"rules"}) | set(rule_fields())
         assert dests == fields, module.NAME
 
 

@@ -55,8 +55,9 @@ def test_extra_installs_next_to_verifiers_without_openreward(verifiers_venv: Ven
 def test_vf_eval_gives_the_rewards_of_jobenv_rollout(verifiers_venv: Venv, policy: Any, rollout_rewards: dict[str, float],
                                                     sample: list[Any], tmp_path: Path) -> None:
     srv, agent = policy
+    # the episode rules are jobenv's own model, nested: its fields are flags under tools.rules
     traces = vf_eval(verifiers_venv, srv.base_url, tmp_path / "out", "-c", "4",
-                     "--env.taskset.task.tools.judge", "checks")
+                     "--env.taskset.task.tools.judge", "checks", "--env.taskset.task.tools.rules.max-steps", "60")
     assert agent.problems == []
     by_key = {t["task"]["key"]: t for t in traces}
     assert set(by_key) == {t.id for t in sample}
