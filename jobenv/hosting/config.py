@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from .. import settings
 from ..episode.rules import EpisodeRules
 from ..errors import JobenvError, UnknownEnvError, first_problem
+from ..judge.config import JudgeConfig
 from ..sandbox.config import SandboxConfig
 
 __all__ = [
@@ -105,8 +106,9 @@ _LEGACY_RULES = ("max_steps", "time_limit_s", "on_truncate", "scoring")
 
 
 class ServeConfig(BaseModel):
-    """Everything ``jobenv serve`` can be told: the episode ``rules`` and the ``sandbox`` are the core's own models,
-    nested. ``ServeConfig.from_env(**overrides)`` reads the ``JOBENV_*`` variables (through :mod:`jobenv.settings`)
+    """Everything ``jobenv serve`` can be told: the episode ``rules``, the ``sandbox`` and the ``judge`` are their
+    own models (:class:`~jobenv.episode.EpisodeRules`, :class:`~jobenv.sandbox.SandboxConfig`,
+    :class:`~jobenv.judge.JudgeConfig`), nested; a judge may be given as its kind alone. ``ServeConfig.from_env(**overrides)`` reads the ``JOBENV_*`` variables (through :mod:`jobenv.settings`)
     and lets explicit (non-None) values win. The flat keys of schema 1 (``max_steps``, ``sandbox_image``, ...)
     are still read, with a DeprecationWarning."""
 
@@ -115,8 +117,7 @@ class ServeConfig(BaseModel):
     schema_version: Literal[2] = 2
     envs: list[str] | None = None  # keys or routes (see HOSTED_DATASETS); None serves every class whose tasks load
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
-    judge: Literal["auto", "checks", "llm"] = "auto"
-    judge_options: dict[str, Any] = Field(default_factory=dict)
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
     rules: EpisodeRules = Field(default_factory=EpisodeRules)
     idle_timeout_s: float = Field(default=600.0, gt=0)
     max_sessions: int = Field(default=64, ge=1)  # sandboxes open at once; a create past it is refused (HTTP 503)
@@ -128,6 +129,10 @@ class ServeConfig(BaseModel):
         if not isinstance(data, dict):
             return data
         data = dict(data)
+        if isinstance(data.get("judge"), str) or "judge_options" in data:  # a kind (the CLI's flag) and options
+            judge = data.get("judge")
+            kind = judge if isinstance(judge, str) else getattr(judge, "kind", None) or "auto"
+            data["judge"] = {"kind": kind, **dict(data.pop("judge_options", None) or {})}
         flat = [k for k in (*_LEGACY_RULES, "sandbox_image", "sandbox_options") if k in data]
         if not flat and not isinstance(data.get("sandbox"), str):
             return data

@@ -132,12 +132,12 @@ class Runtime:
         key = secrets.get(SESSION_KEY_SECRET)
         if key:
             try:
-                judge = make_judge(self.config.judge, **_with_session_key(self.config, key))
+                judge = make_judge(self.config.judge.kind, **_with_session_key(self.config, key))
             except JudgeConfigError as exc:
                 return None, f"the session's judge configuration does not work: {exc}"
         if judge is None:
             return None, self.judge_note or "no judge is configured"
-        if _needs_llm(self.config.judge, task) and getattr(judge, "llm", judge) is None:
+        if _needs_llm(self.config.judge.kind, task) and getattr(judge, "llm", judge) is None:
             return None, self.judge_note or "this task needs the LLM judge, which is not configured"
         return judge, None
 
@@ -156,7 +156,7 @@ class Runtime:
         """What ``GET /{route}/status`` answers: open sandboxes, sessions and the limits in force."""
         return {"open_sandboxes": self.open_sandboxes, "sessions": len(self.sessions),
                 "idle_timeout_s": self.config.idle_timeout_s, "max_steps": self.rules.max_steps,
-                "time_limit_s": self.rules.time_limit_s, "judge": self.config.judge, "scoring": self.rules.scoring,
+                "time_limit_s": self.rules.time_limit_s, "judge": self.config.judge.kind, "scoring": self.rules.scoring,
                 "sandbox": self.config.sandbox.backend, "routes": {r: list(s) for r, s in self.routes.items()}}
 
     def _ensure_reaper(self) -> None:
@@ -184,7 +184,7 @@ def _with_session_key(config: ServeConfig, key: str) -> dict[str, Any]:
     from .. import settings
     from ..judge import ENV_BASE_URL
 
-    opts = dict(config.judge_options)
+    opts = config.judge.options()
     opts["api_key"] = key
     # On OpenReward the secret is a placeholder swapped in only on requests to OpenAI's host, so with no endpoint
     # configured the judge goes there.
@@ -201,13 +201,13 @@ def _build_judge(config: ServeConfig, tasks: list[Task]) -> tuple[Judge | None, 
     from ..judge import make_judge
 
     try:
-        judge = make_judge(config.judge, **config.judge_options)
+        judge = make_judge(config.judge.kind, **config.judge.options())
     except JudgeConfigError as exc:
         # only a missing key (and endpoint) can be made good by a session's own key; anything else is fatal
-        make_judge(config.judge, **_with_session_key(config, "probe"))
-        return None, (f"judge {config.judge}: {exc}; sessions must bring their key as the "
+        make_judge(config.judge.kind, **_with_session_key(config, "probe"))
+        return None, (f"judge {config.judge.kind}: {exc}; sessions must bring their key as the "
                       f"{SESSION_KEY_SECRET!r} secret, and sessions without one end at their first tool call")
-    if config.judge == "auto" and getattr(judge, "llm", None) is None:
+    if config.judge.kind == "auto" and getattr(judge, "llm", None) is None:
         need = sum(1 for t in tasks if not t.has_checks)
         if need:
             return judge, (f"judge auto: {need} served task(s) have no deterministic checks and need the LLM judge, "

@@ -149,7 +149,7 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8080) -> 
     limits = f"max_steps {rt.rules.max_steps}, time_limit {rt.rules.time_limit_s or 'none'}"
     image = config.sandbox.options.get("image")
     log(f"http://{host}:{port} serving {routes}; sandbox {config.sandbox.backend}{f' image {image}' if image else ''}, "
-        f"judge {config.judge}, scoring {rt.rules.scoring}, {limits}, on_truncate {rt.rules.on_truncate}, "
+        f"judge {config.judge.kind}, scoring {rt.rules.scoring}, {limits}, on_truncate {rt.rules.on_truncate}, "
         f"idle timeout {config.idle_timeout_s:g} s, at most {config.max_sessions} sessions, "
         f"API key {'required' if config.api_key else 'not required'}")
     server.run(host=host, port=port)

@@ -76,6 +76,11 @@ class JudgeConfig(BaseModel):
         return [var for var, v in ((ENV_BASE_URL, self.base_url), (ENV_API_KEY, self.api_key),
                                    (ENV_MODEL, self.model)) if not v]
 
+    def options(self) -> dict[str, Any]:
+        """The options given explicitly (besides ``kind``), for :func:`jobenv.judge.make_judge`: what was not
+        given is still filled there (from the ``JOBENV_JUDGE_*`` variables, or the defaults)."""
+        return self.model_dump(exclude={"kind"}, exclude_unset=True)
+
     def llm_options(self) -> dict[str, Any]:
         """Keyword arguments for :class:`~jobenv.judge.llm.LLMJudge`."""
         return self.model_dump(exclude={"kind"})

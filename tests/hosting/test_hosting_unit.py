@@ -143,10 +143,10 @@ def test_serve_config_reads_the_environment_and_rejects_bad_values(monkeypatch: 
     monkeypatch.setenv("JOBENV_SERVE_IDLE_TIMEOUT", "30")
     monkeypatch.setenv("JOBENV_SANDBOX_IMAGE", "my/img:1")
     cfg = ServeConfig.from_env(rules=EpisodeRules(max_steps=7))
-    assert (cfg.sandbox.backend, cfg.judge, cfg.idle_timeout_s, cfg.rules.max_steps) == ("docker", "checks", 30.0, 7)
+    assert (cfg.sandbox.backend, cfg.judge.kind, cfg.idle_timeout_s, cfg.rules.max_steps) == ("docker", "checks", 30.0, 7)
     assert cfg.sandbox.options["image"] == "my/img:1"  # the image variable is honoured, as everywhere
     assert ServeConfig.from_env(sandbox_image="their/img:2").sandbox.options["image"] == "their/img:2"
-    assert ServeConfig.from_env(judge="llm").judge == "llm"  # explicit values win
+    assert ServeConfig.from_env(judge="llm").judge.kind == "llm"  # explicit values win
     monkeypatch.setenv("JOBENV_SANDBOX", "local")
     assert "image" not in ServeConfig.from_env().sandbox.options  # an image means nothing to the local sandbox
     with pytest.raises(JobenvError, match="docker"):
@@ -253,3 +253,25 @@ def test_a_burst_of_sessions_starts_its_sandboxes_through_the_start_gate() -> No
         assert rt.open_sandboxes == 0
 
     asyncio.run(main())
+
+
+def test_serve_config_nests_the_core_models_and_reads_schema_one_keys() -> None:
+    import warnings
+
+    from jobenv.episode import EpisodeRules
+    from jobenv.hosting import ServeConfig
+    from jobenv.judge import JudgeConfig
+    from jobenv.sandbox import SandboxConfig
+
+    cfg = ServeConfig(judge="llm", rules=EpisodeRules(max_steps=9))
+    assert isinstance(cfg.judge, JudgeConfig) and cfg.judge.kind == "llm" and cfg.judge.options() == {}
+    assert isinstance(cfg.sandbox, SandboxConfig) and cfg.rules.max_steps == 9
+    with pytest.raises(ValueError, match="timeout_s"):
+        ServeConfig(judge={"kind": "llm", "timeout_s": -1})  # judge options are validated with the config
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = ServeConfig(sandbox="docker", sandbox_image="img:1", max_steps=7, judge="checks",
+                          judge_options={"mode": "formulas"})
+    assert any(issubclass(w.category, DeprecationWarning) for w in caught)
+    assert (old.sandbox.backend, old.sandbox.options, old.rules.max_steps) == ("docker", {"image": "img:1"}, 7)
+    assert (old.judge.kind, old.judge.options()) == ("checks", {"mode": "formulas"})
