@@ -118,19 +118,10 @@ async def run_demo(
     after each episode. Raises JobenvError for an unknown env/task or an unusable sandbox."""
     from .env import JobEnv
     from .registry import load_tasks
+    from .tasks import select_tasks
 
-    tasks = load_tasks(env_id)
-    if task_ids:
-        from .tasks import normalize_task_id
-
-        wanted = [normalize_task_id(t) for t in task_ids]
-        known = {t.id: t for t in tasks} | {t.uid: t for t in tasks}
-        missing = [w for w in wanted if w not in known]
-        if missing:
-            raise TaskFormatError(f"{env_id}: unknown task(s) {', '.join(missing)}")
-        tasks = [known[w] for w in wanted]
-    env = JobEnv(tasks, sandbox=sandbox, judge=judge or demo_judge_kind(), max_steps=50,
-                 sandbox_options=sandbox_options)
+    tasks = select_tasks(load_tasks(env_id), task_ids, where=env_id)
+    env = JobEnv(tasks, sandbox=sandbox, judge=judge or demo_judge_kind(), sandbox_options=sandbox_options)
     env.env_id = env_id
     results: list[EpisodeResult] = []
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import Any, NoReturn
 
 __all__ = [
     "NoOptions",
@@ -24,6 +24,8 @@ __all__ = [
     "non_negative_float",
     "unit_float",
     "add_rules_arguments",
+    "add_sandbox_arguments",
+    "sandbox_config",
     "rule_fields",
 ]
 
@@ -155,3 +157,20 @@ def add_rules_arguments(p: argparse.ArgumentParser, *, subject: str = "episode")
         kind = (positive_int if Ge in bounds else _int) if base is int else (positive_float if Gt in bounds else _float)
         suffix = "" if field.default is not None else " (default: none)"
         p.add_argument(_flag(name), dest=name, type=kind, default=field.default, help=help_text + suffix)
+
+
+def add_sandbox_arguments(p: argparse.ArgumentParser) -> None:
+    """``--sandbox`` and ``--sandbox-image``, the same for every command (see :func:`sandbox_config`)."""
+    p.add_argument("--sandbox", choices=SANDBOX_CHOICES, default=None,
+                   help="sandbox backend (default: $JOBENV_SANDBOX, else local)")
+    p.add_argument("--sandbox-image", default=None,
+                   help="Docker image of the docker sandbox (default: $JOBENV_SANDBOX_IMAGE, else "
+                        "jobenv/knowledge-worker:latest)")
+
+
+def sandbox_config(backend: str | None, image: str | None) -> Any:
+    """The :class:`~jobenv.sandbox.SandboxConfig` of the two flags, the ``JOBENV_SANDBOX*`` variables filling what
+    they leave out. Raises SandboxError (exit 2) for an image without the docker backend."""
+    from ..sandbox.config import SandboxConfig
+
+    return SandboxConfig.from_env(backend=backend, image=image)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from ._common import SANDBOX_CHOICES
+from ._common import add_sandbox_arguments, sandbox_config
 
 __all__ = ["NAME", "HELP", "Options", "add_arguments", "run"]
 
@@ -19,16 +19,14 @@ HELP = "offline episodes on the bundled sample split: reference solution vs do-n
 @dataclass(frozen=True)
 class Options:
     env: str
-    sandbox: str
+    sandbox: str | None
     sandbox_image: str | None
     tasks: list[str] | None
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--env", default="jobenv/sample", help="environment id")
-    p.add_argument("--sandbox", choices=SANDBOX_CHOICES, default="local", help="sandbox backend")
-    p.add_argument("--sandbox-image", default=None,
-                   help="Docker image of the docker sandbox (default: jobenv/knowledge-worker:latest)")
+    add_sandbox_arguments(p)
     p.add_argument("--tasks", nargs="*", default=None, help="task ids (default: all)")
 
 
@@ -45,12 +43,8 @@ def run(opts: Options) -> int:
     console = Console()
     env_id = opts.env
     task_ids = opts.tasks or None
-    sandbox = opts.sandbox
-    sandbox_options = {"image": opts.sandbox_image} if opts.sandbox_image else {}
-    if sandbox_options and sandbox != "docker":
-        from ..errors import SandboxError
-
-        raise SandboxError("--sandbox-image needs --sandbox docker")
+    chosen = sandbox_config(opts.sandbox, opts.sandbox_image)
+    sandbox, sandbox_options = chosen.backend, dict(chosen.options)
     kind = demo_judge_kind()
     n_tasks = len(task_ids) if task_ids else len(load_tasks(env_id))
     from ..judge.config import JudgeConfig

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from ._common import (
     JUDGE_CHOICES,
-    SANDBOX_CHOICES,
     add_rules_arguments,
+    add_sandbox_arguments,
     non_negative_float,
     positive_float,
     positive_int,
@@ -54,7 +54,7 @@ class Options:
     max_tokens: int | None
     logprobs: bool
     top_logprobs: int | None
-    sandbox: str
+    sandbox: str | None
     sandbox_image: str | None
     judge: str
     out: str
@@ -84,9 +84,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="store each assistant turn's token ids and logprobs (vLLM: logprobs + return_tokens_as_token_ids) "
                         "(default: off)")
     p.add_argument("--top-logprobs", type=positive_int, default=None, help="alternatives per token with --logprobs (default: none)")
-    p.add_argument("--sandbox", choices=SANDBOX_CHOICES, default="local", help="sandbox backend")
-    p.add_argument("--sandbox-image", default=None,
-                   help="Docker image of the docker sandbox (default: jobenv/knowledge-worker:latest)")
+    add_sandbox_arguments(p)
     p.add_argument("--judge", choices=JUDGE_CHOICES, default="auto", help="judge kind")
     p.add_argument("--out", required=True, help="trajectories JSONL (appended; a rerun resumes) (required)")
     p.add_argument("--keep-errors", action="store_true",

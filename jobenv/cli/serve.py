@@ -9,7 +9,7 @@ import argparse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ._common import JUDGE_CHOICES, SANDBOX_CHOICES, add_rules_arguments, port, positive_float, positive_int
+from ._common import JUDGE_CHOICES, add_rules_arguments, add_sandbox_arguments, port, positive_float, positive_int
 
 if TYPE_CHECKING:
     from ..episode.rules import EpisodeRules
@@ -46,10 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--envs", default=None,
                    help="hosted classes in order, e.g. sample,jobbench (default: $JOBENV_SERVE_ENVS, else every "
                         "class whose tasks load; the first is the default route)")
-    p.add_argument("--sandbox", choices=SANDBOX_CHOICES, default=None,
-                   help="sandbox backend (default: $JOBENV_SANDBOX or local)")
-    p.add_argument("--sandbox-image", default=None,
-                   help="Docker image of the docker sandbox (default: jobenv/knowledge-worker:latest)")
+    add_sandbox_arguments(p)
     p.add_argument("--judge", choices=JUDGE_CHOICES, default=None, help="judge kind (default: $JOBENV_SERVE_JUDGE or auto)")
     add_rules_arguments(p, subject="session")
     p.add_argument("--idle-timeout", type=positive_float, default=None,

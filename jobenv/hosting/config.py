@@ -175,8 +175,6 @@ class ServeConfig(BaseModel):
         legacy_rules = {k: overrides.pop(k) for k in _LEGACY_RULES if k in overrides}
         values.update({k: v for k, v in overrides.items() if v is not None})
         try:
-            if sandbox_image and (sandbox or settings.get(SANDBOX_ENV_VAR) or "local") != "docker":
-                raise ValueError("a sandbox image needs the docker sandbox (--sandbox docker)")
             options: dict[str, Any] = dict(overrides.get("sandbox_options") or {})
             if sandbox_image:
                 options["image"] = sandbox_image

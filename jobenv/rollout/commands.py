@@ -61,8 +61,8 @@ class RolloutOptions:
     max_tokens: int | None = None
     logprobs: bool = False
     top_logprobs: int | None = None
-    sandbox: str = "local"
-    sandbox_image: str | None = None
+    sandbox: str | None = None  # None: $JOBENV_SANDBOX, else local
+    sandbox_image: str | None = None  # None: $JOBENV_SANDBOX_IMAGE with docker, else the bundled image
     judge: str = "auto"
     keep_errors: bool = False
     disjoint_from: Sequence[str] = field(default_factory=tuple)
@@ -88,8 +88,6 @@ def check_options(o: RolloutOptions) -> None:
         raise ConfigError(f"--top-p must be between 0 and 1 (got {o.top_p})")
     if o.top_logprobs is not None and not o.logprobs:
         raise ConfigError("--top-logprobs needs --logprobs")
-    if o.sandbox_image and o.sandbox != "docker":
-        raise ConfigError("--sandbox-image needs --sandbox docker")
     if o.per_node < 1:
         raise ConfigError(f"--per-node must be at least 1 (got {o.per_node})")
     if o.start_concurrency is not None and o.start_concurrency < 1:
@@ -182,9 +180,10 @@ def run_rollout(o: RolloutOptions) -> int:
     policy = OpenAIChatPolicy(o.model, base_url=o.base_url, api_key=o.api_key, temperature=o.temperature,
                               top_p=o.top_p, max_tokens=o.max_tokens, logprobs=o.logprobs,
                               top_logprobs=o.top_logprobs)
-    env_kwargs: dict[str, Any] = {"sandbox": o.sandbox, "judge": o.judge}
-    if o.sandbox_image:
-        env_kwargs["sandbox_options"] = {"image": o.sandbox_image}
+    from ..sandbox.config import SandboxConfig
+
+    chosen = SandboxConfig.from_env(backend=o.sandbox, image=o.sandbox_image)  # SandboxError: exit 2
+    env_kwargs: dict[str, Any] = {"sandbox": chosen.backend, "judge": o.judge, "sandbox_options": dict(chosen.options)}
     progress = ProgressLine(f"rollout {o.env_id}", o.progress_every_s)
 
     async def main() -> CollectResult:

@@ -59,14 +59,19 @@ class SandboxConfig(BaseModel):
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> SandboxConfig:
         """``overrides`` with the backend from ``JOBENV_SANDBOX`` and the Docker image from
-        ``JOBENV_SANDBOX_IMAGE`` where not given, read through :mod:`jobenv.settings`
-        (``environ``: the variables to read; default the process's)."""
+        ``JOBENV_SANDBOX_IMAGE`` where not given (None counts as not given), read through :mod:`jobenv.settings`
+        (``environ``: the variables to read; default the process's). SandboxError for an image given for a backend
+        other than docker, and as :meth:`build` says."""
         from .. import settings
 
         backend = overrides.pop("backend", None) or settings.get(ENV_BACKEND, environ) or "local"
-        image = settings.get(ENV_IMAGE, environ)
-        if backend == "docker" and not overrides.get("image") and image:
-            overrides["image"] = image
+        if overrides.get("image") is None:
+            overrides.pop("image", None)
+            image = settings.get(ENV_IMAGE, environ)
+            if backend == "docker" and image:
+                overrides["image"] = image
+        elif backend != "docker":
+            raise SandboxError("a sandbox image needs the docker sandbox (--sandbox docker)")
         return cls.build(backend, **overrides)
 
     def make(self) -> Sandbox:

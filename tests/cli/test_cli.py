@@ -224,3 +224,27 @@ def test_extras_table_matches_the_packaging_metadata() -> None:
     assert set(EXTRAS) == set(meta) - {"all", "dev"}
     # "all" bundles the extras that install together (the trainer integrations pin conflicting servers)
     assert set(meta["all"][0].removeprefix("jobenv[").removesuffix("]").split(",")) <= set(EXTRAS)
+
+
+@pytest.mark.parametrize("command", [
+    ["demo"],
+    ["rollout", "jobenv/sample", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--out", "never.jsonl"],
+    ["serve", "--envs", "sample", "--port", "1"],
+])
+def test_every_command_reads_the_sandbox_flags_the_same_way(command: list[str], tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "jobenv.cli", *command, "--sandbox", "local", "--sandbox-image", "i:1"],
+                          capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    assert proc.returncode == 2, proc.stderr
+    line = proc.stderr.strip()
+    assert "\n" not in line and "needs the docker sandbox" in line and "Traceback" not in line
+    assert not (tmp_path / "never.jsonl").exists()
+
+
+def test_the_sandbox_flags_fall_back_to_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jobenv.cli._common import sandbox_config
+
+    monkeypatch.setenv("JOBENV_SANDBOX", "docker")
+    monkeypatch.setenv("JOBENV_SANDBOX_IMAGE", "my/img:1")
+    assert (sandbox_config(None, None).backend, sandbox_config(None, None).options) == ("docker", {"image": "my/img:1"})
+    assert sandbox_config(None, "flag:2").options == {"image": "flag:2"}
+    assert sandbox_config("local", None).options == {}
