@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .tasks import Task
 
 __all__ = [
-    "EnvSpec", "ENV_SPECS", "list_envs", "env_spec", "is_registered", "load_tasks", "make", "register_gymnasium",
+    "Availability", "EnvSpec", "ENV_SPECS", "availability", "list_envs", "env_spec", "is_registered", "load_tasks", "make", "register_gymnasium",
     "sample_root",
 ]
 
@@ -119,6 +119,39 @@ def _load_folder(path: Path) -> list[Task]:
     return tasks
 
 
+@dataclass(frozen=True)
+class Availability:
+    """Whether a registered id's tasks load on this machine, how many, and the state in words."""
+
+    loadable: bool
+    count: str
+    state: str
+
+
+def availability(env_id: str) -> Availability:
+    """What ``jobenv list`` says of ``env_id`` (and what servers offer), decided without loading or generating
+    tasks. UnknownEnvError for an unregistered id."""
+    from .datasets import data_dir
+    from .extras import available, install_hint
+
+    spec = env_spec(env_id)
+    can_generate = available("synthetic")
+    if spec.dataset == "sample":
+        return Availability(True, str(len(load_tasks(env_id))), "bundled")
+    if spec.dataset == "synthetic":
+        state = "generated on demand" if can_generate else f"needs the synthetic extra: {install_hint('synthetic')}"
+        return Availability(can_generate, "-", state)
+    present = all((data_dir() / spec.dataset / s).is_dir() for s in spec.splits)
+    if spec.dataset == "jobtasks" and not present:
+        if can_generate:
+            return Availability(True, str(DEFAULT_SYNTHETIC_TASKS), "generated stand-in (not downloaded)")
+        return Availability(False, "-", f"not downloaded: {DOWNLOAD_HINT['jobtasks']}; or generate a stand-in "
+                                        f"after {install_hint('synthetic')}")
+    if present:
+        return Availability(True, str(spec.expected_count or "?"), "downloaded")
+    return Availability(False, str(spec.expected_count or "?"), f"not downloaded: {DOWNLOAD_HINT[spec.dataset]}")
+
+
 def is_registered(env_id: str) -> bool:
     """True for a registered environment id (as opposed to a task folder path)."""
     return env_id in ENV_SPECS
@@ -194,10 +227,15 @@ def make(env_id: str, **kwargs: Any) -> JobEnv:
 def register_gymnasium() -> None:
     """Register every id with Gymnasium so ``gymnasium.make("jobbench/main")`` works. Idempotent."""
     import gymnasium
+    from gymnasium.envs.registration import WrapperSpec
 
+    # outermost, after a TimeLimit: hands max_episode_steps to the env as its own graded step budget (named by
+    # its entry point, so registering imports nothing of the env)
+    budget = WrapperSpec("GymnasiumBudget", "jobenv.env.budget:GymnasiumBudget", kwargs={})
     for env_id in ENV_SPECS:
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point="jobenv.registry:make", kwargs={"env_id": env_id})
+            gymnasium.register(id=env_id, entry_point="jobenv.registry:make", kwargs={"env_id": env_id},
+                               additional_wrappers=(budget,))
 
 
 class _RegisterWhenGymnasiumLoads(importlib.abc.MetaPathFinder):

@@ -30,7 +30,7 @@ import gymnasium
 from pydantic import ValidationError
 
 from .._aio import PrivateLoop
-from ..episode import DEFAULT_MAX_STEPS, Ending, Episode, EpisodeRules, Outcome, Step
+from ..episode import DEFAULT_MAX_STEPS, Ending, Episode, EpisodeRules, Outcome, Status, Step
 from ..errors import ConfigError, SandboxError, TaskFormatError, first_problem
 from ..sandbox.base import Sandbox, SandboxLimits
 from ..tasks import Task, find_task
@@ -87,14 +87,16 @@ class JobEnv(gymnasium.Env[str, Any]):
     ``info`` keys: after reset ``task_id``, ``uid``, ``split``, ``env_id``, ``tool_schemas``, ``max_steps``,
     ``time_limit_s``, ``on_truncate``, ``scoring``, ``sandbox``; after a step ``task_id``, ``uid``, ``split``,
     ``env_id``, ``step``, ``tool``, ``ok`` (False for any error), ``error`` (kind of error), ``exit_code``
-    (bash); when the episode ends ``status`` and ``finish_reason`` (:class:`jobenv.episode.Status` and
+    (bash), ``status`` ("ok" while the episode runs); when the episode ends ``status`` and ``finish_reason`` (:class:`jobenv.episode.Status` and
     :class:`~jobenv.episode.FinishReason` values) and ``report`` (the GradeReport as a dict, when one was made);
     on truncation also ``truncated_reason`` (the :class:`~jobenv.episode.Ending`). Timing
     is deliberately not in ``info`` (see :attr:`elapsed_s`), so steps are reproducible for Gymnasium's
     determinism check.
 
-    Vectorised use: ``gymnasium.make_vec(id, n, vectorization_mode="sync")`` works as is; the "async" mode
-    needs ``vector_kwargs={"shared_memory": False}`` because text has no shared-memory layout.
+    Gymnasium: ``gymnasium.make(id, max_episode_steps=N)`` makes N the step budget when it is the tighter one
+    (adopted at reset), so Gymnasium's ``TimeLimit`` cuts exactly where jobenv ends and grades the episode.
+    ``gymnasium.make_vec(id, n)`` works in "sync" and "async" mode with the default arguments (text observations
+    have a shared-memory layout, :data:`jobenv.env.spaces.SHARED_TEXT_BYTES` per env).
     """
 
     metadata = {"render_modes": []}
@@ -248,6 +250,13 @@ class JobEnv(gymnasium.Env[str, Any]):
 
         return make_sandbox(spec, limits=self.limits, **self.sandbox_options)
 
+    def adopt_step_budget(self, steps: int) -> None:
+        """Make ``steps`` the step budget when it is tighter than the rules' (from the next reset on): what
+        ``gymnasium.make(..., max_episode_steps=N)`` does through :class:`jobenv.env.budget.GymnasiumBudget`, so
+        Gymnasium's ``TimeLimit`` cuts where jobenv itself ends and grades the episode."""
+        if self.rules.max_steps is None or steps < self.rules.max_steps:
+            self.rules = self.rules.model_copy(update={"max_steps": int(steps)})
+
     async def _drop_episode(self) -> None:
         ep = self._res.episode
         if ep is not None:
@@ -298,7 +307,8 @@ class JobEnv(gymnasium.Env[str, Any]):
             raise gymnasium.error.ResetNeeded("call reset() (or areset()) before step()")
         if ep.done:
             info = self._info()
-            info.update(step=ep.steps, tool=None, ok=False, episode_over=True)
+            info.update(step=ep.steps, tool=None, ok=False, episode_over=True,
+                        status=ep.outcome.status.value if ep.outcome is not None else Status.ERROR.value)
             return "The episode is over; call reset() to start a new one.", 0.0, True, False, info
         if self._busy:
             raise RuntimeError("JobEnv.astep called while another step of the same env is running")
@@ -330,6 +340,7 @@ class JobEnv(gymnasium.Env[str, Any]):
             info["error"] = step.error
         outcome = step.outcome
         if outcome is None:
+            info["status"] = Status.OK.value  # the episode runs; its end carries the outcome's status
             return step.observation, 0.0, False, False, info
         self.last_outcome, self.last_report = outcome, outcome.report
         public = outcome.public()

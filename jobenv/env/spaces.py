@@ -79,3 +79,83 @@ class ToolCallSpace(gymnasium.Space[Any]):
 
     def __eq__(self, other: Any) -> bool:
         return isinstance(other, ToolCallSpace) and other.tool_names == self.tool_names
+
+
+# ---- shared memory for AsyncVectorEnv: text as length-prefixed UTF-8 in a fixed slot per env -------------------
+SHARED_TEXT_BYTES = 1 << 20
+"""Bytes of one observation in an ``AsyncVectorEnv``'s shared memory (tool output is capped far below this)."""
+_HEAD = 8
+
+
+def _register_shared_memory() -> None:
+    """Teach Gymnasium's vector utilities to put :class:`AnyText` observations in shared memory, so
+    ``gymnasium.make_vec(id, n, vectorization_mode="async")`` works with its default arguments."""
+    import multiprocessing as mp
+    from types import ModuleType
+
+    from gymnasium.vector.utils import shared_memory as sm
+
+    def create(space: AnyText, n: int = 1, ctx: ModuleType = mp) -> Any:
+        return ctx.Array("B", n * (_HEAD + SHARED_TEXT_BYTES))
+
+    def slot(shared: Any, index: int) -> Any:
+        view = np.frombuffer(shared.get_obj(), dtype=np.uint8)
+        size = _HEAD + SHARED_TEXT_BYTES
+        return view[index * size:(index + 1) * size]
+
+    def read_one(shared: Any, i: int) -> str:
+        cell = slot(shared, i)
+        length = int.from_bytes(cell[:_HEAD].tobytes(), "little")
+        return str(cell[_HEAD:_HEAD + length].tobytes().decode("utf-8"))
+
+    class SharedTexts(Sequence[str]):
+        """The vector env's observations as a live view of the shared memory (Gymnasium reads the buffer once and
+        expects later writes to show through, as numpy views do); a copy is a plain tuple of str."""
+
+        def __init__(self, shared: Any, n: int) -> None:
+            self.shared, self.n = shared, n
+
+        def __len__(self) -> int:
+            return self.n
+
+        def __getitem__(self, i: Any) -> Any:
+            if isinstance(i, slice):
+                return tuple(self)[i]
+            if not -self.n <= i < self.n:
+                raise IndexError(i)
+            return read_one(self.shared, i % self.n)
+
+        def __eq__(self, other: Any) -> bool:
+            return tuple(self) == (tuple(other) if isinstance(other, Sequence) else other)
+
+        def __hash__(self) -> int:
+            return hash(tuple(self))
+
+        def __repr__(self) -> str:
+            return repr(tuple(self))
+
+        def __copy__(self) -> tuple[str, ...]:
+            return tuple(self)
+
+        def __deepcopy__(self, memo: Any) -> tuple[str, ...]:
+            return tuple(self)
+
+    def read(space: AnyText, shared: Any, n: int = 1) -> SharedTexts:
+        return SharedTexts(shared, n)
+
+    def write(space: AnyText, index: int, value: str, shared: Any) -> None:
+        data = value.encode("utf-8")
+        if len(data) > SHARED_TEXT_BYTES:  # cut at a character boundary, and say so in the observation
+            note = f"\n[observation cut: {len(data) - SHARED_TEXT_BYTES} more bytes than the vector env carries]"
+            keep = SHARED_TEXT_BYTES - len(note.encode())
+            data = data[:keep].decode("utf-8", errors="ignore").encode("utf-8") + note.encode()
+        cell = slot(shared, index)
+        cell[:_HEAD] = np.frombuffer(len(data).to_bytes(_HEAD, "little"), dtype=np.uint8)
+        cell[_HEAD:_HEAD + len(data)] = np.frombuffer(data, dtype=np.uint8)
+
+    sm.create_shared_memory.register(AnyText)(create)
+    sm.read_from_shared_memory.register(AnyText)(read)
+    sm.write_to_shared_memory.register(AnyText)(write)
+
+
+_register_shared_memory()

@@ -13,9 +13,9 @@ import threading
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from ..errors import MissingExtraError, UnknownEnvError
+from ..errors import JobenvError, MissingExtraError, UnknownEnvError
 
 try:
     from openenv.core.env_server.interfaces import Environment
@@ -53,6 +53,15 @@ def env_id_of(split: str) -> str:
     return table[split][0]
 
 
+def _loads(env_id: str) -> bool:
+    from ..registry import availability
+
+    try:
+        return availability(env_id).loadable
+    except (JobenvError, ImportError):
+        return False
+
+
 def _tasks(env_id: str) -> list[Task]:
     with _TASKS_LOCK:
         if env_id not in _TASKS:
@@ -63,10 +72,14 @@ def _tasks(env_id: str) -> list[Task]:
 
 
 class JobenvAction(Action):
-    """One tool call: a jobenv tool's name and its arguments (see the schemas returned by reset)."""
+    """One tool call: a jobenv tool's name and its arguments (see the schemas returned by reset). Anything is
+    accepted here (extra fields, a non-object ``arguments``): a malformed call is answered with an observation
+    that says what is wrong, as every jobenv front-end answers it, and costs a step."""
 
-    name: str = Field(description=f"the tool to call: one of {', '.join(TOOL_NAMES)}")
-    arguments: dict[str, Any] = Field(default_factory=dict, description="the tool's arguments")
+    model_config = ConfigDict(extra="allow")
+
+    name: Any = Field("", description=f"the tool to call: one of {', '.join(TOOL_NAMES)}")
+    arguments: Any = Field(default_factory=dict, description="the tool's arguments (an object)")
 
 
 class JobenvObservation(Observation):
@@ -105,7 +118,8 @@ class JobenvOpenEnv(Environment[JobenvAction, JobenvObservation, JobenvState]):
 
     # ---- task discovery (public specs only) --------------------------------------------------------------
     def list_splits(self) -> list[dict[str, str]]:
-        return [{"name": n, "type": t} for n, (_, t) in splits().items()]
+        """The splits whose tasks load here (a split that is not downloaded is not offered)."""
+        return [{"name": n, "type": t} for n, (env_id, t) in splits().items() if _loads(env_id)]
 
     def list_tasks(self, split: str) -> list[dict[str, Any]]:
         return [public_task_spec(t, split, i) for i, t in enumerate(_tasks(env_id_of(split)))]

@@ -83,6 +83,21 @@ async def check_sandbox(sandbox: Any = "local", *, options: dict[str, Any] | Non
         raise SandboxError(f"the {sandbox!s} sandbox cannot run episodes: {type(exc).__name__}: {exc}") from exc
 
 
+_ENV_SETTINGS = ("judge", "judge_options", "sandbox", "sandbox_options", "sandbox_image", "limits",
+                 "include_instructions")
+
+
+def _with_env_settings(env_kwargs: dict[str, Any] | None, overrides: dict[str, Any]) -> dict[str, Any]:
+    """``env_kwargs`` plus the env settings passed to collect directly (``judge="checks"``, ``sandbox="docker"``);
+    JobenvError when one is given both ways."""
+    given = {k: overrides.pop(k) for k in list(overrides) if k in _ENV_SETTINGS}
+    kwargs = dict(env_kwargs or {})
+    both = sorted(set(given) & set(kwargs))
+    if both:
+        raise JobenvError(f"collect: {', '.join(both)} given both directly and in env_kwargs; give it once")
+    return {**kwargs, **given}
+
+
 def _build_config(config: RolloutConfig | None, overrides: dict[str, Any]) -> RolloutConfig:
     if not overrides:
         return config or RolloutConfig()
@@ -131,7 +146,8 @@ async def collect(
     before their reset step (None: the sandbox backend's figure, :func:`jobenv.sandbox.start_slots`: one per
     usable CPU for local sandboxes, 16 for Docker; on Ray, each node's own). The backend's own start gate bounds
     the sandboxes actually starting at once whatever the figure.
-    ``config_overrides`` set :class:`RolloutConfig` fields (``max_steps=20``...). ``executor="ray"`` runs the
+    ``config_overrides`` set :class:`RolloutConfig` fields (``max_steps=20``...); env settings given this way
+    (``judge``, ``judge_options``, ``sandbox``, ``sandbox_options``, ``sandbox_image``, ``limits``) join ``env_kwargs``. ``executor="ray"`` runs the
     episodes on the Ray cluster at ``ray_address`` (None: ``RAY_ADDRESS`` or a new local cluster), at most
     ``per_node`` at once on each node (see :mod:`jobenv.rollout.distributed`); the file, resume and summaries are
     the same, and each node sends its graded deliverables with the trajectory (a Ray run regrades like a local one).
@@ -152,6 +168,7 @@ async def collect(
         from .distributed import import_ray
 
         import_ray()  # a missing extra fails before any work
+    env_kwargs = _with_env_settings(env_kwargs, config_overrides)
     plan = make_plan(env, policy, tasks=tasks, attempts=attempts, env_kwargs=env_kwargs,
                      config=_build_config(config, config_overrides), env_id=env_id)
     ledger = Ledger(plan, out, resume=resume, retry_errors=retry_errors, on_episode=on_episode)

@@ -294,7 +294,7 @@ class _Episode:
             attempt=self.attempt,
             model=self.policy_desc.get("model"),
             policy_id=policy_id(self.policy_desc),
-            policy=self.policy_desc,
+            policy=self.policy.describe() if hasattr(self.policy, "describe") else self.policy_desc,  # now
             sampling=self.sampling or {},
             rules=self.cfg.rules.model_dump(),
             config=self.cfg.model_dump(exclude={"rules"}),

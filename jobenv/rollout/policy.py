@@ -17,6 +17,7 @@ import os
 import re
 import threading
 import uuid
+import warnings
 from collections.abc import Iterator
 from typing import Any, Protocol, runtime_checkable
 
@@ -71,7 +72,7 @@ class Policy(Protocol):
 
 
 # description keys that say where a policy is served, not what it is: left out of its identity
-_TRANSPORT_KEYS = {"base_url"}
+_TRANSPORT_KEYS = {"base_url", "dropped_fields"}  # where it is served, and what that server refused
 
 
 def policy_id(description: dict[str, Any]) -> str:
@@ -86,6 +87,9 @@ def policy_id(description: dict[str, Any]) -> str:
 # keys the chat-completions API accepts in request messages; anything else (e.g. reasoning_content kept in the
 # trajectory for training) is dropped before sending so strict servers do not reject the request
 _REQUEST_KEYS = {"role", "content", "tool_calls", "tool_call_id", "name"}
+_TOKEN_IDS_FIELD = "return_tokens_as_token_ids"
+_UNKNOWN_FIELD_MARKERS = ("unrecognized request argument", "extra inputs are not permitted", "unknown field",
+                          "unexpected keyword", "additional properties")
 _CONTEXT_MARKERS = ("context length", "context_length_exceeded", "maximum context", "too many tokens", "prompt is too long")
 _TOKEN_ID = re.compile(r"^token_id:(-?\d+)$")
 # SDK-style keys of ``sampling`` that are request options of the client, not body fields
@@ -149,6 +153,8 @@ class OpenAIChatPolicy:
         self.logprobs = logprobs
         self.top_logprobs = top_logprobs
         self.token_ids = logprobs if token_ids is None else token_ids
+        self._asked_token_ids = self.token_ids  # as configured: the policy's identity, whatever a server refuses
+        self.dropped: list[str] = []  # optional request fields the server refused, dropped for the rest of the run
         self.max_retries = max(0, int(max_retries))
         self.request_timeout_s = request_timeout_s
         self.sampling = sampling
@@ -181,8 +187,9 @@ class OpenAIChatPolicy:
         self._ssl = ssl.create_default_context()  # one TLS context for all clients
         openai.DefaultAsyncHttpxClient(verify=self._ssl)
 
-    def _settings(self) -> dict[str, Any]:
-        """The request fields sent with every call, besides model, messages and tools."""
+    def _settings(self, *, configured: bool = False) -> dict[str, Any]:
+        """The request fields sent with every call, besides model, messages and tools (``configured``: as the
+        policy was made, before a server refused an optional one)."""
         d: dict[str, Any] = {}
         for k in ("temperature", "top_p", "max_tokens"):
             if getattr(self, k) is not None:
@@ -192,15 +199,31 @@ class OpenAIChatPolicy:
             if self.top_logprobs is not None:
                 d["top_logprobs"] = self.top_logprobs
         d.update(self.sampling)
-        if self.token_ids:
+        if self._asked_token_ids if configured else self.token_ids:
             d["extra_body"] = {**(d.get("extra_body") or {}), "return_tokens_as_token_ids": True}
         return d
 
     def describe(self) -> dict[str, Any]:
         """Model and sampling settings, recorded in every trajectory (headers are left out: they may hold keys)."""
         d: dict[str, Any] = {"kind": "openai-chat", "model": self.model, "base_url": self.base_url}
-        d.update({k: v for k, v in self._settings().items() if k != "extra_headers"})
+        d.update({k: v for k, v in self._settings(configured=True).items() if k != "extra_headers"})
+        if self.dropped:
+            d["dropped_fields"] = list(self.dropped)
         return d
+
+    def _drop_refused_field(self, error: str) -> bool:
+        """A 400 that names the optional ``return_tokens_as_token_ids`` (or refuses unknown fields while it is
+        sent): stop sending it, say so once, and ask again. False when the error is about something else."""
+        text = error.lower()
+        refused = _TOKEN_IDS_FIELD in text or any(m in text for m in _UNKNOWN_FIELD_MARKERS)
+        if not (self.token_ids and refused):
+            return False
+        self.token_ids = False
+        self.dropped.append(_TOKEN_IDS_FIELD)
+        warnings.warn(f"the model endpoint refused the optional field {_TOKEN_IDS_FIELD!r}; it is no longer sent "
+                      "(completions keep their logprobs, and token ids where the server sends them anyway)",
+                      stacklevel=2)
+        return True
 
     @contextlib.contextmanager
     def _client(self) -> Iterator[Any]:
@@ -280,9 +303,12 @@ class OpenAIChatPolicy:
         sent = {k: v for k, v in settings.items() if k != "extra_headers"}
         retries = 0
         problem = ""
-        for attempt in range(self.max_retries + 1):
-            if attempt:
+        attempt, redo = 0, False
+        while attempt <= self.max_retries or redo:
+            if attempt and not redo:
                 await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
+            attempt += 0 if redo else 1
+            redo = False
             try:
                 # the body is already wire JSON: posting it skips the SDK's per-call walk of the typed params
                 # (~20 ms of the event loop's time per call with jobenv's tool schemas); transport retries and
@@ -299,6 +325,12 @@ class OpenAIChatPolicy:
             except openai.BadRequestError as exc:
                 if any(m in str(exc).lower() for m in _CONTEXT_MARKERS):
                     raise ContextLengthError(f"context length exceeded: {exc}") from exc
+                if self._drop_refused_field(str(exc)):  # asked again at once, without the field: no attempt spent
+                    settings = self._settings()
+                    body, options = self._request(messages, tools, settings)
+                    sent = {k: v for k, v in settings.items() if k != "extra_headers"}
+                    redo = True
+                    continue
                 raise PolicyError(f"the model endpoint rejected the request (400): {exc}") from exc
             except openai.APIStatusError as exc:
                 again = exc.status_code in (408, 409, 429) or exc.status_code >= 500
@@ -311,7 +343,7 @@ class OpenAIChatPolicy:
                 continue
             if resp.get("choices"):
                 try:
-                    return _policy_output(resp, retries + attempt, sent)
+                    return _policy_output(resp, retries + attempt - 1, sent)
                 except (KeyError, IndexError, ValueError, TypeError, AttributeError) as exc:
                     problem = f"an unparseable reply ({type(exc).__name__}: {exc})"
                     continue

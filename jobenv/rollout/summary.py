@@ -54,6 +54,7 @@ class Summary(BaseModel):
     include_errors: bool
     errors: int
     error_kinds: dict[str, int]
+    first_errors: dict[str, str] = Field(default_factory=dict)  # error kind -> first line of its first error
     statuses: dict[str, int]
     finish_reasons: dict[str, int]
     models: list[str]
@@ -70,7 +71,7 @@ def _group(trajs: list[Trajectory], include_errors: bool) -> GroupSummary:
     g = GroupSummary(episodes=len(trajs))
     g.errors = sum(t.status is Status.ERROR for t in trajs)
     g.truncated = sum(t.status is Status.TRUNCATED for t in trajs)
-    used = [t for t in trajs if include_errors or t.status != "error"]
+    used = [t for t in trajs if include_errors or t.status is not Status.ERROR]
     # pass@k is per (policy, task): attempts of two models are never pooled
     by_task: dict[tuple[str, str, str, str], list[Trajectory]] = defaultdict(list)
     for t in used:
@@ -96,6 +97,7 @@ def summarize(trajectories: Iterable[Trajectory], *, include_errors: bool = Fals
     when one model ran with several sampling configurations."""
     trajs = list(trajectories)
     kinds: dict[str, int] = defaultdict(int)
+    first: dict[str, str] = {}
     statuses: dict[str, int] = defaultdict(int)
     reasons: dict[str, int] = defaultdict(int)
     tokens = TokenUsage()
@@ -103,7 +105,9 @@ def summarize(trajectories: Iterable[Trajectory], *, include_errors: bool = Fals
         statuses[t.status] += 1
         reasons[t.finish_reason] += 1
         if t.status is Status.ERROR:
-            kinds[t.error_kind or "unknown"] += 1
+            kind = str(t.error_kind or "unknown")
+            kinds[kind] += 1
+            first.setdefault(kind, (t.error or "").strip().splitlines()[0][:300] if (t.error or "").strip() else "")
         tokens.prompt_tokens += t.usage.prompt_tokens
         tokens.completion_tokens += t.usage.completion_tokens
         tokens.total_tokens += t.usage.total_tokens
@@ -127,6 +131,7 @@ def summarize(trajectories: Iterable[Trajectory], *, include_errors: bool = Fals
         include_errors=include_errors,
         errors=statuses.get("error", 0),
         error_kinds=dict(kinds),
+        first_errors=first,
         statuses=dict(statuses),
         finish_reasons=dict(reasons),
         models=sorted({t.model for t in trajs if t.model}),
@@ -180,6 +185,9 @@ def print_summary(summary: Summary, *, console: Any = None) -> None:
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(summary.error_kinds.items()))
     head.add_row("errors", f"{summary.errors}" + (f" ({kinds})" if summary.errors else "")
                  + ("" if summary.include_errors or not summary.errors else ", excluded from rewards"))
+    for kind, line in sorted(summary.first_errors.items()):
+        if line:  # what went wrong, so a run that errored says why without opening the file
+            head.add_row(f"first {kind} error", line)
     head.add_row("model(s)", ", ".join(summary.models) or "-")
     head.add_row("tokens", f"{summary.tokens.prompt_tokens} prompt / {summary.tokens.completion_tokens} completion "
                            f"in {summary.tokens.model_calls} calls")

@@ -66,13 +66,14 @@ def test_make_and_gymnasium_make_agree_on_tasks():
         jobenv.make("jobbench/nope")
 
 
-@pytest.mark.parametrize("mode", ["sync", "async"])
-def test_make_vec_keeps_unicode_text_observations(mode):
-    # Documented deviation: async vectorisation needs shared_memory=False (text has no shared-memory layout;
-    # gymnasium says so with a clear ValueError otherwise). Observations come back as a tuple of str, intact.
+@pytest.mark.parametrize(("mode", "shared"), [("sync", None), ("async", None), ("async", False)])
+def test_make_vec_keeps_unicode_text_observations(mode, shared):
+    # Both modes with Gymnasium's default arguments: async vectorisation puts text observations in shared memory
+    # (jobenv registers a layout for its text space), or passes them through pipes with shared_memory=False.
+    # Observations come back as a tuple of str, intact.
     import jobenv  # noqa: F401
 
-    kw = {"vector_kwargs": {"shared_memory": False}} if mode == "async" else {}
+    kw = {"vector_kwargs": {"shared_memory": shared}} if shared is not None else {}
     venv = gymnasium.make_vec("jobenv/sample", num_envs=2, vectorization_mode=mode, judge="checks", max_steps=5, **kw)
     try:
         obs, info = venv.reset(seed=0)
@@ -84,3 +85,29 @@ def test_make_vec_keeps_unicode_text_observations(mode):
         assert list(term) == [False, True] and list(rew) == [0.0, 0.0]
     finally:
         venv.close()
+
+
+def test_gymnasium_max_episode_steps_is_jobenvs_own_graded_budget():
+    # gymnasium.make(..., max_episode_steps=N) wraps the env in TimeLimit; jobenv adopts N as its step budget, so
+    # the cut at step N is jobenv's own ending: graded under on_truncate, status in info, budget in the prompt
+    import jobenv  # noqa: F401
+
+    env = gymnasium.make("jobenv/sample", judge="checks", max_episode_steps=2, on_truncate="grade")
+    try:
+        obs, info = env.reset(seed=0)
+        assert info["max_steps"] == 2 and "at most 2 tool calls" in obs
+        _, _, term, trunc, info = env.step({"name": "ls", "arguments": {"path": "task_folder"}})
+        assert (term, trunc, info["status"]) == (False, False, "ok")  # every info carries a status
+        _, reward, term, trunc, info = env.step({"name": "ls", "arguments": {"path": "output"}})
+        assert trunc and not term and info["status"] == "truncated" and info["finish_reason"] == "max_steps"
+        assert "report" in info and reward == 0.0  # graded (an empty output folder scores 0)
+        assert env.unwrapped.sandbox is None  # jobenv ended and closed the episode itself
+    finally:
+        env.close()
+    # a tighter budget of jobenv's own stays in force
+    env = gymnasium.make("jobenv/sample", judge="checks", max_episode_steps=50, max_steps=3)
+    try:
+        _, info = env.reset(seed=0)
+        assert info["max_steps"] == 3
+    finally:
+        env.close()

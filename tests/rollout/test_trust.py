@@ -129,6 +129,38 @@ def test_token_ids_logprobs_and_sampling_parameters_are_recorded(policy_server: 
     assert all("logprobs" not in r and "return_tokens_as_token_ids" not in r for r in srv2.requests)
 
 
+def test_a_server_that_refuses_the_token_ids_field_is_asked_again_without_it(policy_server: Any, sample_tasks: list[Any],
+                                                                             tmp_path: Path) -> None:
+    # as OpenAI's API does: an unknown request field is a 400; the policy drops the optional field once, says so,
+    # keeps asking for logprobs, and records what it sent
+    refusal = (b'{"error": {"message": "Unrecognized request argument supplied: return_tokens_as_token_ids", '
+               b'"type": "invalid_request_error"}}')
+
+    def refuse(req: dict[str, Any], turn: int) -> Reply | None:
+        return Reply(status=400, raw_body=refusal) if "return_tokens_as_token_ids" in req else None
+
+    srv, _ = policy_server(prelude=[LS_READ], skip_solution=True, fail=refuse)
+    policy = _policy(srv, logprobs=True)
+    with pytest.warns(UserWarning, match="return_tokens_as_token_ids"):
+        (t,) = collect_sync("jobenv/sample", policy, tasks=[sample_tasks[0].id], env_kwargs=ENV_KW).trajectories
+    assert t.status == "ok" and t.num_turns == 2
+    assert t.sampling == {"temperature": 0.5, "logprobs": True}  # what was sent, without the refused field
+    assert t.policy["dropped_fields"] == ["return_tokens_as_token_ids"]
+    assert all(c.logprobs for c in t.completions)
+    refused = [r for r in srv.requests if "return_tokens_as_token_ids" in r]
+    assert len(refused) == 1  # detected once, for the whole run
+
+
+def test_the_summary_says_what_the_first_error_of_each_kind_was(policy_server: Any, sample_tasks: list[Any]) -> None:
+    from jobenv.rollout import summarize
+
+    srv, _ = policy_server(fail=lambda req, turn: Reply(status=400, raw_body=b'{"error": {"message": "bad model"}}'))
+    (t,) = collect_sync("jobenv/sample", _policy(srv), tasks=[sample_tasks[0].id], env_kwargs=ENV_KW).trajectories
+    s = summarize([t])
+    assert s.error_kinds == {"policy": 1} and "bad model" in s.first_errors["policy"]
+    assert "\n" not in s.first_errors["policy"]
+
+
 def test_a_light_episode_line_is_small_and_the_file_round_trips(policy_server: Any, sample_tasks: list[Any], tmp_path: Path) -> None:
     srv, _ = policy_server(prelude=[LS_READ], skip_solution=True)
     out = tmp_path / "t.jsonl"
