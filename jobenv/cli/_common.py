@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import NoReturn
 
 __all__ = [
     "NoOptions",
@@ -25,7 +25,6 @@ __all__ = [
     "unit_float",
     "add_rules_arguments",
     "add_sandbox_arguments",
-    "sandbox_config",
     "rule_fields",
 ]
 
@@ -160,17 +159,12 @@ def add_rules_arguments(p: argparse.ArgumentParser, *, subject: str = "episode")
 
 
 def add_sandbox_arguments(p: argparse.ArgumentParser) -> None:
-    """``--sandbox`` and ``--sandbox-image``, the same for every command (see :func:`sandbox_config`)."""
+    """``--sandbox`` and ``--sandbox-image``, the same for every command; a command resolves them with
+    :meth:`jobenv.sandbox.SandboxConfig.from_env` (the ``JOBENV_SANDBOX*`` variables fill what they leave out;
+    an image without the docker backend is a SandboxError, exit 2)."""
     p.add_argument("--sandbox", choices=SANDBOX_CHOICES, default=None,
                    help="sandbox backend (default: $JOBENV_SANDBOX, else local)")
     p.add_argument("--sandbox-image", default=None,
                    help="Docker image of the docker sandbox (default: $JOBENV_SANDBOX_IMAGE, else "
                         "jobenv/knowledge-worker:latest)")
 
-
-def sandbox_config(backend: str | None, image: str | None) -> Any:
-    """The :class:`~jobenv.sandbox.SandboxConfig` of the two flags, the ``JOBENV_SANDBOX*`` variables filling what
-    they leave out. Raises SandboxError (exit 2) for an image without the docker backend."""
-    from ..sandbox.config import SandboxConfig
-
-    return SandboxConfig.from_env(backend=backend, image=image)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from ._common import add_sandbox_arguments, sandbox_config
+from ._common import add_sandbox_arguments
 
 __all__ = ["NAME", "HELP", "Options", "add_arguments", "run"]
 
@@ -43,7 +43,9 @@ def run(opts: Options) -> int:
     console = Console()
     env_id = opts.env
     task_ids = opts.tasks or None
-    chosen = sandbox_config(opts.sandbox, opts.sandbox_image)
+    from ..sandbox.config import SandboxConfig
+
+    chosen = SandboxConfig.from_env(backend=opts.sandbox, image=opts.sandbox_image)
     sandbox, sandbox_options = chosen.backend, dict(chosen.options)
     kind = demo_judge_kind()
     n_tasks = len(task_ids) if task_ids else len(load_tasks(env_id))

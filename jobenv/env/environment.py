@@ -164,7 +164,6 @@ class JobEnv(gymnasium.Env[str, Any]):
         self._instance_used = False
         self.task: Task | None = None
         self._busy = False
-        self.last_report: Any = None
         self.last_outcome: Outcome | None = None
 
     # ------------------------------------------------------------------------------------------ helpers
@@ -179,6 +178,11 @@ class JobEnv(gymnasium.Env[str, Any]):
     def tool_schemas(self) -> list[dict[str, Any]]:
         """OpenAI function-calling schemas of the tools (a fresh copy)."""
         return tool_schemas()
+
+    @property
+    def last_report(self) -> Any:
+        """The GradeReport of the last episode that ended (None when nothing was graded)."""
+        return self.last_outcome.report if self.last_outcome is not None else None
 
     @property
     def episode(self) -> Episode | None:
@@ -257,11 +261,6 @@ class JobEnv(gymnasium.Env[str, Any]):
         if self.rules.max_steps is None or steps < self.rules.max_steps:
             self.rules = self.rules.model_copy(update={"max_steps": int(steps)})
 
-    async def _drop_episode(self) -> None:
-        ep = self._res.episode
-        if ep is not None:
-            await ep.close()
-
     # ------------------------------------------------------------------------------------------ async API
     async def areset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -276,7 +275,7 @@ class JobEnv(gymnasium.Env[str, Any]):
         """
         super().reset(seed=seed)
         task = self._pick_task(options)
-        await self._drop_episode()
+        await self.aclose()
         sb = self._new_sandbox()
         episode = Episode(task, sb, self._judge, self.rules, network=self.limits.web,
                           include_instructions=self.include_instructions)
@@ -287,7 +286,6 @@ class JobEnv(gymnasium.Env[str, Any]):
             self._res.episode = None
             raise
         self.task = task
-        self.last_report = None
         self.last_outcome = None
         info = self._info()
         info.update(
@@ -326,9 +324,8 @@ class JobEnv(gymnasium.Env[str, Any]):
         ep = self._res.episode
         if ep is None:
             raise gymnasium.error.ResetNeeded("call reset() (or areset()) before finish()")
-        outcome = await ep.finish(ending)
-        self.last_outcome, self.last_report = outcome, outcome.report
-        return outcome
+        self.last_outcome = await ep.finish(ending)
+        return self.last_outcome
 
     def _transition(self, step: Step) -> tuple[str, float, bool, bool, dict[str, Any]]:
         info = self._info()
@@ -342,7 +339,7 @@ class JobEnv(gymnasium.Env[str, Any]):
         if outcome is None:
             info["status"] = Status.OK.value  # the episode runs; its end carries the outcome's status
             return step.observation, 0.0, False, False, info
-        self.last_outcome, self.last_report = outcome, outcome.report
+        self.last_outcome = outcome
         public = outcome.public()
         info["status"] = public["status"]
         if outcome.report is not None:
@@ -355,7 +352,8 @@ class JobEnv(gymnasium.Env[str, Any]):
 
     async def aclose(self) -> None:
         """Remove the sandbox. Safe to call twice; the env can be reset again afterwards."""
-        await self._drop_episode()
+        if self._res.episode is not None:
+            await self._res.episode.close()
 
     # ------------------------------------------------------------------------------------------ sync API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:

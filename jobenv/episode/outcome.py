@@ -130,9 +130,11 @@ class Outcome(BaseModel):
         return report.model_dump(mode="json") if hasattr(report, "model_dump") else report
 
     def scores(self) -> dict[str, Any]:
-        """The report's :data:`PUBLIC_SCORES` (empty when nothing was graded)."""
-        report = self.report_dict() or {}
-        return {k: report[k] for k in PUBLIC_SCORES if k in report}
+        """The report's :data:`PUBLIC_SCORES` (empty when nothing was graded), read without dumping the report."""
+        report = self.report
+        if isinstance(report, dict):
+            return {k: report[k] for k in PUBLIC_SCORES if k in report}
+        return {k: getattr(report, k) for k in PUBLIC_SCORES if hasattr(report, k)} if report is not None else {}
 
     def public(self) -> dict[str, Any]:
         """What any client may see of this outcome: statuses, reward, scores and refused entries; never rubric

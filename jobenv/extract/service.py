@@ -37,6 +37,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .. import settings
 from ..errors import ConfigError, first_problem
 from .box import boxed, without_secrets
 from .files import DEFAULT_CAP, ExtractedFile, Extraction, ExtractMode, ImageRef
@@ -98,8 +99,6 @@ class ExtractLimits(BaseModel):
     @classmethod
     def from_env(cls) -> ExtractLimits:
         """Defaults overridden by ``JOBENV_EXTRACT_WORKERS`` and the like; a bad value is a ConfigError."""
-        from .. import settings
-
         raw = {k: value for k in cls.model_fields
                if (value := settings.get(f"{settings.EXTRACT_PREFIX}{k.upper()}"))}
         try:
@@ -129,8 +128,6 @@ class _Worker:
         env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MALLOC_ARENA_MAX="2")
         here = str(Path(__file__).resolve().parents[2])  # the jobenv this process runs, not another one
         env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        from .. import settings
-
         debug = settings.get("JOBENV_EXTRACT_DEBUG") == "1"
         self.proc = subprocess.Popen(
             boxed([sys.executable, "-m", "jobenv.extract.worker", str(limits.memory_mb * 2**20)]),
@@ -514,9 +511,10 @@ class ExtractionService:
 def _job_env() -> dict[str, str]:
     """The caller's settings a parser reads (``JOBENV_*``, ``PATH`` for helper programs), sent with each job so
     a worker started earlier follows changes made since; never a secret."""
-    from .. import settings
-
-    return without_secrets({**settings.jobenv_variables(), **({"PATH": os.environ["PATH"]} if "PATH" in os.environ else {})})
+    env = settings.jobenv_variables()
+    if "PATH" in os.environ:
+        env["PATH"] = os.environ["PATH"]
+    return without_secrets(env)
 
 
 def _collector(got: list[Any]) -> Callable[[tuple[Any, ...]], None]:

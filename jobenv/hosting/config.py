@@ -102,8 +102,7 @@ def select_datasets(envs: list[str] | str | None) -> list[HostedDataset]:
     return out
 
 
-_LEGACY_RULES = ("max_steps", "time_limit_s", "on_truncate", "scoring")
-
+_LEGACY_RULES = tuple(EpisodeRules.model_fields)  # schema 1 had them flat
 
 class ServeConfig(BaseModel):
     """Everything ``jobenv serve`` can be told: the episode ``rules``, the ``sandbox`` and the ``judge`` are their
@@ -147,13 +146,8 @@ class ServeConfig(BaseModel):
         sandbox = data.get("sandbox")
         if isinstance(sandbox, str) or "sandbox_image" in data or "sandbox_options" in data:
             options = dict(data.pop("sandbox_options", None) or {})
-            image = data.pop("sandbox_image", None)
-            if image:
-                options["image"] = image
-            backend = sandbox if isinstance(sandbox, str) else "local"
-            if image and backend != "docker":
-                raise ValueError("a sandbox image needs the docker sandbox (--sandbox docker)")
-            data["sandbox"] = SandboxConfig.build(backend, **options)
+            data["sandbox"] = SandboxConfig.build(sandbox if isinstance(sandbox, str) else "local",
+                                                  image=data.pop("sandbox_image", None), **options)
         return data
 
     @classmethod
@@ -172,18 +166,12 @@ class ServeConfig(BaseModel):
             values["idle_timeout_s"] = settings.get(IDLE_ENV_VAR)
         if settings.get(API_KEY_ENV_VAR):
             values["api_key"] = settings.get(API_KEY_ENV_VAR)
-        legacy_rules = {k: overrides.pop(k) for k in _LEGACY_RULES if k in overrides}
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        try:
-            options: dict[str, Any] = dict(overrides.get("sandbox_options") or {})
-            if sandbox_image:
-                options["image"] = sandbox_image
-            values["sandbox"] = SandboxConfig.from_env(None, backend=sandbox, **options)
-            values.pop("sandbox_options", None)
-            rules = rules or EpisodeRules()
-            if legacy_rules:
-                rules = EpisodeRules(**{**rules.model_dump(), **{k: v for k, v in legacy_rules.items() if v is not None}})
+        options = dict(overrides.pop("sandbox_options", None) or {})
+        values.update({k: v for k, v in overrides.items() if v is not None})  # flat rule keys: the validator's
+        if rules is not None:
             values["rules"] = rules
+        try:
+            values["sandbox"] = SandboxConfig.from_env(backend=sandbox, image=sandbox_image, **options)
             return cls(**values)
         except ValidationError as exc:
             where, msg, got = first_problem(exc, "config")

@@ -53,13 +53,19 @@ def env_id_of(split: str) -> str:
     return table[split][0]
 
 
+_LOADABLE: set[str] = set()  # splits seen loadable: they stay so (a split that is missing is asked again)
+
+
 def _loads(env_id: str) -> bool:
     from ..registry import availability
 
-    try:
-        return availability(env_id).loadable
-    except (JobenvError, ImportError):
-        return False
+    if env_id not in _LOADABLE:
+        try:
+            if availability(env_id).loadable:
+                _LOADABLE.add(env_id)
+        except (JobenvError, ImportError):
+            return False
+    return env_id in _LOADABLE
 
 
 def _tasks(env_id: str) -> list[Task]:

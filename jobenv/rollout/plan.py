@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..episode.outcome import Status
+from ..episode.rules import EpisodeRules
 from ..errors import JobenvError
 from ..tasks import select_tasks
 from .episode import RolloutConfig
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
     from ..tasks import Task
 
 __all__ = ["RunPlan", "Ledger", "make_plan", "task_digest", "overlap_warning"]
-
-_RULE_KEYS = ("max_steps", "time_limit_s", "on_truncate", "scoring")
 
 
 def task_digest(task: Task) -> str:
@@ -107,7 +106,7 @@ def make_plan(env: str | Path | Sequence[Task], policy: Policy, *, tasks: Sequen
     kwargs = dict(env_kwargs or {})
     judge_spec, judge_options = kwargs.pop("judge", "auto"), dict(kwargs.pop("judge_options", None) or {})
     judge = make_judge(judge_spec, **judge_options)  # once for the run; a misconfigured judge fails here
-    for k in _RULE_KEYS:
+    for k in EpisodeRules.model_fields:
         if k in kwargs:
             raise JobenvError(f"collect: pass {k} as a rollout setting (collect(..., {k}=...)), not in env_kwargs")
     kwargs["rules"] = config.rules  # the env enforces exactly the budget the prompt states, nothing more

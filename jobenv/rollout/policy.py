@@ -295,42 +295,47 @@ class OpenAIChatPolicy:
             body["tool_choice"] = "auto"
         return body, options
 
+    async def _post(self, body: dict[str, Any], options: dict[str, Any], resent: list[int]) -> Any:
+        """One chat-completions call: the decoded body; ``resent[0]`` counts the client's transport retries of
+        it, whether it succeeds or not. The body is already wire JSON: posting it skips the SDK's per-call walk of the typed params
+        (~20 ms of the event loop's time per call with jobenv's tool schemas); transport retries and errors are
+        the client's as with ``chat.completions.create``."""
+        sends = _SENDS.set([0])
+        try:
+            with self._client() as client:
+                resp = await client.post("/chat/completions", body=body, options=options, cast_to=object)
+        finally:
+            resent[0] += max(0, _SENDS.get()[0] - 1)
+            _SENDS.reset(sends)
+        return resp
+
     async def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> PolicyOutput:
         import openai
 
         settings = self._settings()
         body, options = self._request(messages, tools, settings)
         sent = {k: v for k, v in settings.items() if k != "extra_headers"}
-        retries = 0
+        resent = [0]
         problem = ""
-        attempt, redo = 0, False
-        while attempt <= self.max_retries or redo:
-            if attempt and not redo:
+        for attempt in range(self.max_retries + 1):
+            if attempt:
                 await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
-            attempt += 0 if redo else 1
-            redo = False
             try:
-                # the body is already wire JSON: posting it skips the SDK's per-call walk of the typed params
-                # (~20 ms of the event loop's time per call with jobenv's tool schemas); transport retries and
-                # errors are the client's as with ``chat.completions.create``
-                sends = _SENDS.set([0])
                 try:
-                    with self._client() as client:
-                        resp = await client.post("/chat/completions", body=body, options=options, cast_to=object)
-                finally:
-                    retries += max(0, _SENDS.get()[0] - 1)
-                    _SENDS.reset(sends)
+                    resp = await self._post(body, options, resent)
+                except openai.BadRequestError as exc:
+                    if not self._drop_refused_field(str(exc)):
+                        raise
+                    # asked again at once without the refused field (no attempt spent), and so for the rest of the run
+                    settings = self._settings()
+                    body, options = self._request(messages, tools, settings)
+                    sent = {k: v for k, v in settings.items() if k != "extra_headers"}
+                    resp = await self._post(body, options, resent)
                 if not isinstance(resp, dict):
                     raise TypeError(f"the body is a JSON {type(resp).__name__}, not an object")
             except openai.BadRequestError as exc:
                 if any(m in str(exc).lower() for m in _CONTEXT_MARKERS):
                     raise ContextLengthError(f"context length exceeded: {exc}") from exc
-                if self._drop_refused_field(str(exc)):  # asked again at once, without the field: no attempt spent
-                    settings = self._settings()
-                    body, options = self._request(messages, tools, settings)
-                    sent = {k: v for k, v in settings.items() if k != "extra_headers"}
-                    redo = True
-                    continue
                 raise PolicyError(f"the model endpoint rejected the request (400): {exc}") from exc
             except openai.APIStatusError as exc:
                 again = exc.status_code in (408, 409, 429) or exc.status_code >= 500
@@ -343,7 +348,7 @@ class OpenAIChatPolicy:
                 continue
             if resp.get("choices"):
                 try:
-                    return _policy_output(resp, retries + attempt - 1, sent)
+                    return _policy_output(resp, resent[0] + attempt, sent)
                 except (KeyError, IndexError, ValueError, TypeError, AttributeError) as exc:
                     problem = f"an unparseable reply ({type(exc).__name__}: {exc})"
                     continue

@@ -41,17 +41,21 @@ class SandboxConfig(BaseModel):
     @classmethod
     def build(cls, backend: str = "local", *, limits: SandboxLimits | Mapping[str, Any] | None = None,
               **options: Any) -> SandboxConfig:
-        """Validate; SandboxError names an unknown backend, an option it does not take, or a bad limit."""
+        """Validate; SandboxError names an unknown backend, an option it does not take (an image for a backend
+        other than docker says so), or a bad limit. An option given as None counts as not given."""
         if backend not in BACKENDS:
             raise SandboxError(f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)} "
                                "or pass a Sandbox")
+        options = {k: v for k, v in options.items() if v is not None}
+        if "image" in options and backend != "docker":
+            raise SandboxError("a sandbox image needs the docker sandbox (--sandbox docker)")
         unknown = sorted(set(options) - _BACKEND_OPTIONS[backend])
         if unknown:
             raise SandboxError(f"the {backend!r} sandbox takes no option {', '.join(unknown)} "
                                f"(it takes: {', '.join(sorted(_BACKEND_OPTIONS[backend])) or 'none'})")
         try:
             lim = limits if isinstance(limits, SandboxLimits) else SandboxLimits(**dict(limits or {}))
-            return cls.model_validate({"backend": backend, "limits": lim, "options": {k: v for k, v in options.items() if v is not None}})
+            return cls.model_validate({"backend": backend, "limits": lim, "options": options})
         except ValidationError as exc:
             where, msg, _ = first_problem(exc, "limits")
             raise SandboxError(f"sandbox limit {where}: {msg}") from None
@@ -60,18 +64,12 @@ class SandboxConfig(BaseModel):
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> SandboxConfig:
         """``overrides`` with the backend from ``JOBENV_SANDBOX`` and the Docker image from
         ``JOBENV_SANDBOX_IMAGE`` where not given (None counts as not given), read through :mod:`jobenv.settings`
-        (``environ``: the variables to read; default the process's). SandboxError for an image given for a backend
-        other than docker, and as :meth:`build` says."""
+        (``environ``: the variables to read; default the process's). SandboxError as :meth:`build` says."""
         from .. import settings
 
         backend = overrides.pop("backend", None) or settings.get(ENV_BACKEND, environ) or "local"
-        if overrides.get("image") is None:
-            overrides.pop("image", None)
-            image = settings.get(ENV_IMAGE, environ)
-            if backend == "docker" and image:
-                overrides["image"] = image
-        elif backend != "docker":
-            raise SandboxError("a sandbox image needs the docker sandbox (--sandbox docker)")
+        if backend == "docker" and overrides.get("image") is None:
+            overrides["image"] = settings.get(ENV_IMAGE, environ)
         return cls.build(backend, **overrides)
 
     def make(self) -> Sandbox:

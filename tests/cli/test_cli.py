@@ -241,7 +241,10 @@ def test_every_command_reads_the_sandbox_flags_the_same_way(command: list[str], 
 
 
 def test_the_sandbox_flags_fall_back_to_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    from jobenv.cli._common import sandbox_config
+    from jobenv.sandbox.config import SandboxConfig
+
+    def sandbox_config(backend: str | None, image: str | None) -> SandboxConfig:
+        return SandboxConfig.from_env(backend=backend, image=image)  # how every command reads the two flags
 
     monkeypatch.setenv("JOBENV_SANDBOX", "docker")
     monkeypatch.setenv("JOBENV_SANDBOX_IMAGE", "my/img:1")
