@@ -54,6 +54,7 @@ class Options:
     max_tokens: int | None
     logprobs: bool
     top_logprobs: int | None
+    tokens: bool
     sandbox: str | None
     sandbox_image: str | None
     judge: str
@@ -84,6 +85,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="store each assistant turn's token ids and logprobs (vLLM: logprobs + return_tokens_as_token_ids) "
                         "(default: off)")
     p.add_argument("--top-logprobs", type=positive_int, default=None, help="alternatives per token with --logprobs (default: none)")
+    p.add_argument("--tokens", action="store_true",
+                   help="token-exact trajectories: the engine's prompt and completion token ids (vLLM: return_token_ids, "
+                        "else its /tokenize) with logprobs, for loss masks without re-tokenising (default: off)")
     add_sandbox_arguments(p)
     p.add_argument("--judge", choices=JUDGE_CHOICES, default="auto", help="judge kind")
     p.add_argument("--out", required=True, help="trajectories JSONL (appended; a rerun resumes) (required)")
@@ -111,7 +115,7 @@ def run(opts: Options) -> int:
         env_id=opts.env_id, model=opts.model, base_url=opts.base_url, out=opts.out, api_key=opts.api_key,
         tasks=opts.tasks, attempts=opts.attempts, concurrency=opts.concurrency, rules=opts.rules,
         temperature=opts.temperature, top_p=opts.top_p, max_tokens=opts.max_tokens, logprobs=opts.logprobs,
-        top_logprobs=opts.top_logprobs, sandbox=opts.sandbox, sandbox_image=opts.sandbox_image, judge=opts.judge,
+        top_logprobs=opts.top_logprobs, tokens=opts.tokens, sandbox=opts.sandbox, sandbox_image=opts.sandbox_image, judge=opts.judge,
         keep_errors=opts.keep_errors, disjoint_from=tuple(opts.disjoint_from or ()), progress_every_s=opts.progress_every,
         ray=opts.ray, per_node=opts.per_node, start_concurrency=opts.start_concurrency,
     ))

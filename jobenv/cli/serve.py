@@ -34,6 +34,7 @@ class Options:
     split: str
     max_sessions: int
     api_key: str | None = None
+    compact_tools: bool = False
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,6 +59,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="openenv: the split a reset without split= uses")
     p.add_argument("--max-sessions", type=positive_int, default=64,
                    help="sessions open at once (each holds a sandbox); a create past it is refused")
+    p.add_argument("--compact-tools", action="store_true",
+                   help="list tools with one-sentence descriptions and bare schemas (~45%% of the size), for trainers "
+                        "that put the tool list in a short prompt (default: full descriptions)")
 
 
 def run(opts: Options) -> int:
@@ -85,6 +89,7 @@ def run(opts: Options) -> int:
             envs=[e for e in opts.envs.split(",") if e.strip()] if opts.envs else None,
             sandbox=opts.sandbox, sandbox_image=opts.sandbox_image, judge=opts.judge, rules=opts.rules,
             idle_timeout_s=opts.idle_timeout, max_sessions=opts.max_sessions, api_key=opts.api_key,
+            compact_tools=opts.compact_tools or None,
         )
         return serve(config, host=opts.host, port=opts.port)
     finally:

@@ -121,6 +121,9 @@ class ServeConfig(BaseModel):
     idle_timeout_s: float = Field(default=600.0, gt=0)
     max_sessions: int = Field(default=64, ge=1)  # sandboxes open at once; a create past it is refused (HTTP 503)
     api_key: str | None = Field(default=None, min_length=8, repr=False)
+    # list_tools gives each tool's first sentence and bare schemas (~45% of the size), for trainers that put the
+    # tool list in a short prompt (text-template tool calling); arguments are validated as always
+    compact_tools: bool = False
 
     @model_validator(mode="before")
     @classmethod

@@ -36,7 +36,7 @@ except ImportError:  # pragma: no cover - depends on the installation
     raise MissingExtraError("hosting needs the openreward SDK: pip install 'jobenv[hosting]'") from None
 
 from ..episode import Episode, ErrorKind, Outcome, Status, Step
-from ..tools import CONCURRENT_TOOLS, SUBMIT, TOOL_DESCRIPTIONS, TOOL_NAMES, tool_schemas
+from ..tools import CONCURRENT_TOOLS, SUBMIT, TOOL_NAMES, tool_schemas
 from .config import HOSTED_DATASETS, HostedDataset, ServeConfig
 from .redact import PrivateText, private_texts, public_task_spec, redact_report
 from .runtime import Runtime
@@ -65,11 +65,12 @@ class UnknownToolCall(BaseModel):
     arguments: Any = None
 
 
-_LOCAL_SCHEMAS = {s["function"]["name"]: s["function"]["parameters"] for s in tool_schemas()}
+_LOCAL_SCHEMAS = {compact: {s["function"]["name"]: s["function"] for s in tool_schemas(compact=compact)}
+                  for compact in (False, True)}
 
 
-def _arguments_model(name: str) -> type[ToolArguments]:
-    schema = _LOCAL_SCHEMAS[name]
+def _arguments_model(name: str, compact: bool) -> type[ToolArguments]:
+    schema = _LOCAL_SCHEMAS[compact][name]["parameters"]
 
     def model_json_schema(cls: type[BaseModel], *args: Any, **kwargs: Any) -> dict[str, Any]:
         return json.loads(json.dumps(schema))
@@ -247,15 +248,16 @@ def _text(text: str, **kw: Any) -> ToolOutput:
     return ToolOutput(blocks=[TextBlock(text=text)], **kw)
 
 
-def _tool_method(name: str) -> Any:
-    """A tool method of the hosted class for tool ``name`` of the table: arguments go to :meth:`_step`."""
-    model = _arguments_model(name)
+def _tool_method(name: str, compact: bool = False) -> Any:
+    """A tool method of the hosted class for tool ``name`` of the table: arguments go to :meth:`_step`.
+    ``compact``: listed with the table's compact description and schema."""
+    model = _arguments_model(name, compact)
 
     async def method(self: JobenvEnvironment, params: ToolArguments) -> ToolOutput:
         return await self._step(name, params.arguments())
 
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = TOOL_DESCRIPTIONS[name]
+    method.__doc__ = _LOCAL_SCHEMAS[compact][name]["description"]
     method.__annotations__ = {"params": model, "return": ToolOutput}
     if name == SUBMIT:
         return tool(exclusive=True)(method)  # waits for in-flight calls, so nothing changes what it grades
@@ -265,6 +267,11 @@ def _tool_method(name: str) -> Any:
 for _name in TOOL_NAMES:
     setattr(JobenvEnvironment, _name, _tool_method(_name))
 del _name
+
+
+def compact_tool_methods() -> dict[str, Any]:
+    """The tool methods listed compactly, to set on a configured class (``ServeConfig.compact_tools``)."""
+    return {name: _tool_method(name, compact=True) for name in TOOL_NAMES}
 
 
 def _dataset(key: str) -> HostedDataset:

@@ -19,13 +19,14 @@ __all__ = ["make_server", "serve", "configured_classes", "RequireApiKey"]
 
 def configured_classes(runtime: Runtime) -> list[type]:
     """One subclass per served route of the module-level class, bound to ``runtime`` (first = default route)."""
-    from .environments import ENVIRONMENT_CLASSES
+    from .environments import ENVIRONMENT_CLASSES, compact_tool_methods
 
+    tools = compact_tool_methods() if runtime.config.compact_tools else {}
     out: list[type] = []
     for ds in runtime.datasets:
         base = ENVIRONMENT_CLASSES[ds.route]
         out.append(type(base.__name__, (base,), {"runtime": runtime, "__doc__": base.__doc__,
-                                                 "__module__": base.__module__}))
+                                                 "__module__": base.__module__, **tools}))
     return out
 
 

@@ -4,6 +4,7 @@ One module per concept, dependencies in one direction:
 
 - :mod:`.policy`: :class:`Policy`, :class:`OpenAIChatPolicy` (the conversation so far -> one assistant reply)
 - :mod:`.trajectory`: the :class:`Trajectory` schema and the JSON Lines store
+- :mod:`.tokens`: engine token ids stitched into training sequences with loss masks (:func:`token_segments`)
 - :mod:`.episode`: :func:`run_episode` (one episode of a :class:`~jobenv.env.JobEnv` driven by a policy)
 - :mod:`.collect`: :func:`collect` (many episodes, ``k`` attempts per task, resumable)
 - :mod:`.summary`: :func:`summarize`, :func:`pass_at_k`, the terminal table
@@ -23,6 +24,7 @@ from .policy import ContextLengthError, OpenAIChatPolicy, Policy, PolicyError, P
 from .regrade import RegradeResult, regrade, regrade_sync
 from .store import TrajectoryWriter, export_trajectories, read_trajectories
 from .summary import GroupSummary, Summary, pass_at_k, summarize
+from .tokens import TokenSegment, TokenSpan, token_segments
 from .trajectory import TRAJECTORY_SCHEMA_VERSION, Completion, StepTiming, TokenUsage, Trajectory
 
 __all__ = [
@@ -54,4 +56,7 @@ __all__ = [
     "RegradeResult",
     "regrade",
     "regrade_sync",
+    "TokenSegment",
+    "TokenSpan",
+    "token_segments",
 ]

@@ -61,6 +61,7 @@ class RolloutOptions:
     max_tokens: int | None = None
     logprobs: bool = False
     top_logprobs: int | None = None
+    tokens: bool = False
     sandbox: str | None = None  # None: $JOBENV_SANDBOX, else local
     sandbox_image: str | None = None  # None: $JOBENV_SANDBOX_IMAGE with docker, else the bundled image
     judge: str = "auto"
@@ -86,7 +87,7 @@ def check_options(o: RolloutOptions) -> None:
         raise ConfigError(f"--temperature must be >= 0 (got {o.temperature})")
     if o.top_p is not None and not 0 <= o.top_p <= 1:
         raise ConfigError(f"--top-p must be between 0 and 1 (got {o.top_p})")
-    if o.top_logprobs is not None and not o.logprobs:
+    if o.top_logprobs is not None and not (o.logprobs or o.tokens):
         raise ConfigError("--top-logprobs needs --logprobs")
     if o.per_node < 1:
         raise ConfigError(f"--per-node must be at least 1 (got {o.per_node})")
@@ -179,7 +180,7 @@ def run_rollout(o: RolloutOptions) -> int:
     tasks = select_tasks(load_tasks(o.env_id), list(o.tasks) if o.tasks else None, where=o.env_id)
     policy = OpenAIChatPolicy(o.model, base_url=o.base_url, api_key=o.api_key, temperature=o.temperature,
                               top_p=o.top_p, max_tokens=o.max_tokens, logprobs=o.logprobs,
-                              top_logprobs=o.top_logprobs)
+                              top_logprobs=o.top_logprobs, tokens=o.tokens)
     from ..sandbox.config import SandboxConfig
 
     chosen = SandboxConfig.from_env(backend=o.sandbox, image=o.sandbox_image)  # SandboxError: exit 2

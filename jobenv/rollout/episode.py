@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..episode import Ending, EpisodeRules, ErrorKind, FinishReason, Outcome, Status
 from .policy import ContextLengthError, Policy, PolicyOutput, policy_id
+from .tokens import record_prompt
 from .trajectory import Completion, StepTiming, TokenUsage, Trajectory, jobenv_version, now_iso
 
 __all__ = ["DEFAULT_NUDGE", "RolloutConfig", "run_episode", "scored", "judge_version", "reset_gate"]
@@ -119,6 +120,7 @@ class _Episode:
         self.tool_calls = 0
         self.turns = 0
         self.completions: list[Completion] = []
+        self.token_sequence: list[int] | None = None  # the last turn's prompt and completion ids (engine tokens)
         self.sampling: dict[str, Any] | None = None
         self.policy_desc: dict[str, Any] = policy.describe() if hasattr(policy, "describe") else {"kind": type(policy).__name__}
 
@@ -194,12 +196,14 @@ class _Episode:
         if self.sampling is None:
             self.sampling = dict(out.sampling)
         tok = out.tokens
-        self.completions.append(Completion(
+        completion = Completion(
             message_index=len(self.messages), finish_reason=out.finish_reason, prompt_tokens=out.prompt_tokens,
             completion_tokens=out.completion_tokens, token_ids=tok.token_ids if tok else None,
             logprobs=tok.logprobs if tok else None, tokens=tok.tokens if tok else None,
             prompt_token_ids=tok.prompt_token_ids if tok else None,
-        ))
+        )
+        self.token_sequence = record_prompt(completion, self.token_sequence)
+        self.completions.append(completion)
         return out
 
     async def _run_call(self, call: dict[str, Any]) -> None:

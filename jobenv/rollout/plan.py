@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..episode.outcome import Status
 from ..episode.rules import EpisodeRules
 from ..errors import JobenvError
+from ..sandbox.base import REJECTED_MANIFEST
 from ..tasks import select_tasks
 from .episode import RolloutConfig
 from .policy import Policy, policy_id
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from ..tasks import Task
 
 __all__ = ["RunPlan", "Ledger", "make_plan", "task_digest", "overlap_warning"]
+
+_NOTHING_REJECTED = hashlib.sha256(b"[]").hexdigest()  # the export's manifest when it refused nothing
 
 
 def task_digest(task: Task) -> str:
@@ -182,7 +185,11 @@ class Ledger:
                                     or plan.content_version)
         traj.task_digest = plan.digests[task.id]
         if saved is not None and traj.report is not None:
-            traj.deliverables = saved
+            files = dict(saved)
+            manifest = files.pop(REJECTED_MANIFEST, None)  # the export's, not the agent's: kept beside, for regrade
+            traj.deliverables = files
+            if manifest is not None and manifest != _NOTHING_REJECTED:
+                traj.rejected_ref = manifest
         if self.writer is not None:
             await self.writer.write(traj)
         self.results[traj.key] = traj

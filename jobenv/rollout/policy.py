@@ -87,7 +87,9 @@ def policy_id(description: dict[str, Any]) -> str:
 # keys the chat-completions API accepts in request messages; anything else (e.g. reasoning_content kept in the
 # trajectory for training) is dropped before sending so strict servers do not reject the request
 _REQUEST_KEYS = {"role", "content", "tool_calls", "tool_call_id", "name"}
-_TOKEN_IDS_FIELD = "return_tokens_as_token_ids"
+_TOKEN_IDS_FIELD = "return_tokens_as_token_ids"  # vLLM: logprob tokens spelled as ids
+_ENGINE_IDS_FIELD = "return_token_ids"  # vLLM >= 0.10.2: the prompt's and the completion's token ids
+_TOKENIZE = "/tokenize"
 _UNKNOWN_FIELD_MARKERS = ("unrecognized request argument", "extra inputs are not permitted", "unknown field",
                           "unexpected keyword", "additional properties")
 _CONTEXT_MARKERS = ("context length", "context_length_exceeded", "maximum context", "too many tokens", "prompt is too long")
@@ -120,8 +122,12 @@ class OpenAIChatPolicy:
     :class:`PolicyError`; a context-length rejection raises :class:`ContextLengthError`.
 
     ``logprobs=True`` asks for the sampled tokens' log-probabilities and, unless ``token_ids=False``, for
-    the tokens as ids (vLLM's ``return_tokens_as_token_ids``; a server that rejects unknown fields needs
-    ``token_ids=False``); they are stored per assistant turn. ``sampling`` holds extra request fields
+    the tokens as ids (vLLM's ``return_tokens_as_token_ids``); they are stored per assistant turn.
+    ``tokens=True`` (implies ``logprobs``) also asks the engine for the prompt's and the completion's token
+    ids (vLLM's ``return_token_ids``); a reply without prompt ids is completed by the server's ``/tokenize``
+    with the same messages and tools, so a trainer never re-tokenises (:mod:`jobenv.rollout.tokens`). An
+    optional field the server refuses is dropped for the rest of the run with one warning and listed in
+    ``describe()["dropped_fields"]``; a server without ``/tokenize`` is listed there as ``"/tokenize"``. ``sampling`` holds extra request fields
     (``seed``, ``stop``, ``extra_body``...). One client is kept per event loop, so the policy survives
     several ``asyncio.run`` calls.
     """
@@ -138,6 +144,7 @@ class OpenAIChatPolicy:
         logprobs: bool = False,
         top_logprobs: int | None = None,
         token_ids: bool | None = None,
+        tokens: bool = False,
         max_retries: int = 4,
         request_timeout_s: float = 600.0,
         **sampling: Any,
@@ -150,10 +157,10 @@ class OpenAIChatPolicy:
         self.temperature = temperature
         self.top_p = top_p
         self.max_tokens = max_tokens
-        self.logprobs = logprobs
+        self.tokens = tokens
+        self.logprobs = logprobs or tokens
         self.top_logprobs = top_logprobs
-        self.token_ids = logprobs if token_ids is None else token_ids
-        self._asked_token_ids = self.token_ids  # as configured: the policy's identity, whatever a server refuses
+        self.token_ids = self.logprobs if token_ids is None else token_ids
         self.dropped: list[str] = []  # optional request fields the server refused, dropped for the rest of the run
         self.max_retries = max(0, int(max_retries))
         self.request_timeout_s = request_timeout_s
@@ -199,9 +206,14 @@ class OpenAIChatPolicy:
             if self.top_logprobs is not None:
                 d["top_logprobs"] = self.top_logprobs
         d.update(self.sampling)
-        if self._asked_token_ids if configured else self.token_ids:
-            d["extra_body"] = {**(d.get("extra_body") or {}), "return_tokens_as_token_ids": True}
+        optional = {f: True for f in self._optional_fields() if configured or f not in self.dropped}
+        if optional:
+            d["extra_body"] = {**(d.get("extra_body") or {}), **optional}
         return d
+
+    def _optional_fields(self) -> list[str]:
+        """The optional engine fields this policy asks for (a server may refuse them)."""
+        return [f for f, on in ((_TOKEN_IDS_FIELD, self.token_ids), (_ENGINE_IDS_FIELD, self.tokens)) if on]
 
     def describe(self) -> dict[str, Any]:
         """Model and sampling settings, recorded in every trajectory (headers are left out: they may hold keys)."""
@@ -212,18 +224,46 @@ class OpenAIChatPolicy:
         return d
 
     def _drop_refused_field(self, error: str) -> bool:
-        """A 400 that names the optional ``return_tokens_as_token_ids`` (or refuses unknown fields while it is
-        sent): stop sending it, say so once, and ask again. False when the error is about something else."""
+        """A 400 that names an optional field being sent (or refuses unknown fields while any is sent): stop
+        sending it (them), say so once, and ask again. False when the error is about something else."""
         text = error.lower()
-        refused = _TOKEN_IDS_FIELD in text or any(m in text for m in _UNKNOWN_FIELD_MARKERS)
-        if not (self.token_ids and refused):
+        sent = [f for f in self._optional_fields() if f not in self.dropped]
+        named = [f for f in sent if f in text]
+        refused = named or (sent if any(m in text for m in _UNKNOWN_FIELD_MARKERS) else [])
+        if not refused:
             return False
-        self.token_ids = False
-        self.dropped.append(_TOKEN_IDS_FIELD)
-        warnings.warn(f"the model endpoint refused the optional field {_TOKEN_IDS_FIELD!r}; it is no longer sent "
-                      "(completions keep their logprobs, and token ids where the server sends them anyway)",
-                      stacklevel=2)
+        self.dropped.extend(refused)
+        warnings.warn(f"the model endpoint refused the optional field(s) {', '.join(map(repr, refused))}; no longer "
+                      "sent (completions keep their logprobs; token ids come from the reply where the server sends "
+                      "them anyway, or from its /tokenize)", stacklevel=2)
         return True
+
+    async def _tokenize(self, body: dict[str, Any], options: dict[str, Any]) -> list[int] | None:
+        """The prompt ids of ``body`` from the server's ``/tokenize`` (vLLM's, beside ``/v1``, rendering the
+        messages and tools with the engine's chat template). None, after one warning, when it has none."""
+        if _TOKENIZE in self.dropped:
+            return None
+        import openai
+
+        root = (self.base_url or "https://api.openai.com/v1").rstrip("/").removesuffix("/v1")
+        ask: dict[str, Any] = {k: body[k] for k in ("model", "messages", "tools", "chat_template_kwargs") if k in body}
+        ask["add_generation_prompt"] = True
+        try:
+            with self._client() as client:
+                resp = await client.post(f"{root}{_TOKENIZE}", body=ask,
+                                         options=options, cast_to=object)
+            tokens = resp.get("tokens") if isinstance(resp, dict) else None
+            if not isinstance(tokens, list):
+                raise TypeError("the reply has no token list")
+            return [int(t) for t in tokens]
+        except (openai.NotFoundError, openai.BadRequestError, openai.UnprocessableEntityError, TypeError,
+                ValueError) as exc:
+            self.dropped.append(_TOKENIZE)
+            warnings.warn(f"the model endpoint returned no prompt token ids and {root}{_TOKENIZE} gave none "
+                          f"({type(exc).__name__}); turns are recorded without prompt ids", stacklevel=2)
+            return None
+        except openai.APIError as exc:
+            raise PolicyError(f"the model endpoint's {_TOKENIZE} failed: {exc}") from exc
 
     @contextlib.contextmanager
     def _client(self) -> Iterator[Any]:
@@ -348,10 +388,15 @@ class OpenAIChatPolicy:
                 continue
             if resp.get("choices"):
                 try:
-                    return _policy_output(resp, resent[0] + attempt, sent)
+                    out = _policy_output(resp, resent[0] + attempt, sent)
                 except (KeyError, IndexError, ValueError, TypeError, AttributeError) as exc:
                     problem = f"an unparseable reply ({type(exc).__name__}: {exc})"
                     continue
+                if self.tokens and (out.tokens is None or out.tokens.prompt_token_ids is None):
+                    prompt_ids = await self._tokenize(body, options)
+                    if prompt_ids is not None:
+                        out.tokens = (out.tokens or TokenData()).model_copy(update={"prompt_token_ids": prompt_ids})
+                return out
             problem = "a reply with no choices"
         raise PolicyError(f"the model endpoint returned {problem} {self.max_retries + 1} times")
 

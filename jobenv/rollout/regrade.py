@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from ..episode import Ending, EpisodeRules, FinishReason, Status, finish_episode
 from ..errors import JobenvError
+from ..sandbox.base import REJECTED_MANIFEST
 from .episode import judge_version, scored
 from .store import ObjectStore, TrajectoryWriter, objects_dir, read_trajectories
 from .trajectory import Trajectory, now_iso
@@ -136,9 +137,10 @@ async def regrade(
             return t
         rules = EpisodeRules(**{**t.rules, **({"scoring": scoring} if scoring else {})})
         async with slots:
-            outcome = await finish_episode(task, _SavedOutput(src_store, t.deliverables), grader,  # type: ignore[arg-type]
+            files = {**t.deliverables, REJECTED_MANIFEST: t.rejected_ref} if t.rejected_ref else t.deliverables
+            outcome = await finish_episode(task, _SavedOutput(src_store, files), grader,  # type: ignore[arg-type]
                                            ending=_ending(t), rules=rules)
-            await asyncio.to_thread(_link_objects, src_store, writer.objects, t.deliverables)
+            await asyncio.to_thread(_link_objects, src_store, writer.objects, files)
         fields = scored(outcome, t.finish_reason)
         versions = {**t.versions, "judge": judge_version(fields["report"]) or t.versions.get("judge")}
         counts["regraded"] += 1

@@ -7,6 +7,7 @@ that keeps each episode's full report and graded deliverables (:class:`ObjectSto
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -329,6 +330,7 @@ def export_trajectories(path: str | Path, out: str | Path, *, full_reports: bool
 
     Tool schemas are not repeated per row: each row has ``tools_id`` and ``<out stem>.tools.json`` maps the
     ids to the schemas. ``full_reports`` inlines each episode's full grading report (else its scores).
+    Episodes collected with engine tokens get ``token_segments`` (ids, loss mask, logprobs, spans).
     Returns the number of rows. Raises JobenvError for a missing input or an unwritable ``out``.
     """
     src, dst = Path(path), Path(out)
@@ -342,6 +344,9 @@ def export_trajectories(path: str | Path, out: str | Path, *, full_reports: bool
         with open(tmp, "wb") as fh:
             for t in trajs:
                 row = t.model_dump(mode="json", exclude={"record", "tools"})
+                if any(c.prompt_token_ids is not None or c.prompt_new_ids is not None for c in t.completions):
+                    with contextlib.suppress(JobenvError):  # a turn without ids: the episode has no sequences
+                        row["token_segments"] = [s.model_dump(mode="json") for s in t.token_segments()]
                 if t.tools:
                     row["tools_id"] = t.tools_id or tools_id(t.tools)
                     schemas.setdefault(row["tools_id"], t.tools)

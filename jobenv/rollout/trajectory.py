@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..episode.outcome import ErrorKind, FinishReason, Status
+from .tokens import TokenSegment, token_segments
 
 __all__ = [
     "TRAJECTORY_SCHEMA_VERSION",
@@ -52,7 +53,10 @@ class Completion(BaseModel):
     """One assistant turn as the policy produced it: ``messages[message_index]`` plus what the call returned.
 
     ``token_ids`` / ``logprobs`` (parallel lists over the completion's tokens) are there when the server
-    returned them (``OpenAIChatPolicy(logprobs=True)``, ``jobenv rollout --logprobs``).
+    returned them (``OpenAIChatPolicy(logprobs=True)``, ``jobenv rollout --logprobs``). With engine tokens
+    (``tokens=True``, ``--tokens``) the turn's prompt ids are kept as ``prompt_new_ids`` when they extend the
+    previous turn's prompt and completion (the ids the environment added), else in full as ``prompt_token_ids``;
+    :func:`~jobenv.rollout.tokens.token_segments` rebuilds the sequences.
     """
 
     message_index: int
@@ -63,6 +67,7 @@ class Completion(BaseModel):
     logprobs: list[float] | None = None
     tokens: list[str] | None = None
     prompt_token_ids: list[int] | None = None
+    prompt_new_ids: list[int] | None = None
 
 
 TrajectoryKey = tuple[str, str, str, str, int]
@@ -75,7 +80,8 @@ class Trajectory(BaseModel):
     hold several models' or sampling configurations' runs without mixing them. ``report`` is the full
     grading report in memory; a trajectories file keeps its scores in the line and the full report next to
     the file (see :class:`TrajectoryWriter`). ``deliverables`` maps each graded output file to its sha256
-    in the file's object store (for ``jobenv regrade``).
+    in the file's object store (for ``jobenv regrade``); entries the sandbox export refused are not among them
+    (``rejected_ref`` names their list, so a regrade refuses them too).
     """
 
     model_config = ConfigDict(extra="allow")  # newer minor fields survive a round trip through older readers
@@ -103,6 +109,7 @@ class Trajectory(BaseModel):
     report: dict[str, Any] | None = None
     report_ref: str | None = None
     deliverables: dict[str, str] | None = None
+    rejected_ref: str | None = None  # the export's list of refused entries, in the store (when it refused any)
     strict_pass: bool | None = None
     status: Status
     finish_reason: FinishReason
@@ -122,6 +129,11 @@ class Trajectory(BaseModel):
     @property
     def key(self) -> TrajectoryKey:
         return (self.model or "", self.policy_id, self.env_id, self.task_id, self.attempt)
+
+    def token_segments(self) -> list[TokenSegment]:
+        """The episode as training sequences with loss masks (see :func:`jobenv.rollout.tokens.token_segments`;
+        raises JobenvError when it was collected without engine token ids)."""
+        return token_segments(self)
 
     @property
     def run_label(self) -> str:

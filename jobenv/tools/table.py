@@ -35,6 +35,7 @@ __all__ = [
     "CONCURRENT_TOOLS",
     "tool_spec",
     "tool_schemas",
+    "tool_summary",
     "sample_actions",
     "validate_arguments",
 ]
@@ -143,29 +144,57 @@ def sample_actions() -> list[dict[str, Any]]:
     return [{"name": s.name, "arguments": copy.deepcopy(a)} for s in TOOL_SPECS for a in s.examples]
 
 
-def tool_schemas() -> list[dict[str, Any]]:
+def tool_schemas(*, compact: bool = False) -> list[dict[str, Any]]:
     """OpenAI function-calling schemas of every tool (``submit`` last), with descriptions a model can act on.
 
-    Built once per process; each call returns a fresh copy (decoded from the cached JSON: ~10x cheaper than a
-    deep copy, and it runs on the event loop once per episode), so callers may modify it.
+    ``compact``: each tool's first sentence and no parameter descriptions (about a third of the size), for
+    trainers that put the tool list in a short prompt (text-template tool calling). Built once per process;
+    each call returns a fresh copy (decoded from the cached JSON: ~10x cheaper than a deep copy, and it runs
+    on the event loop once per episode), so callers may modify it.
     """
-    return json.loads(_tool_schemas_json())
+    return json.loads(_tool_schemas_json(compact))
+
+
+def tool_summary(name: str) -> str:
+    """The first sentence of tool ``name``'s description (KeyError for an unknown name)."""
+    text = _BY_NAME[name].description
+    end = text.find(". ")
+    return text if end < 0 else text[:end + 1]
 
 
 @functools.cache
-def _tool_schemas_json() -> str:
-    return json.dumps(_tool_schemas())
+def _tool_schemas_json(compact: bool) -> str:
+    return json.dumps(_tool_schemas(compact))
 
 
-def _tool_schemas() -> list[dict[str, Any]]:
+def _tool_schemas(compact: bool) -> list[dict[str, Any]]:
     out = []
     for s in TOOL_SPECS:
         if not s.params.model_fields:
             params: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
         else:
             params = _clean_schema(s.params.model_json_schema(by_alias=True))
-        out.append({"type": "function", "function": {"name": s.name, "description": s.description, "parameters": params}})
+        description = s.description
+        if compact:
+            params, description = _strip_descriptions(params), tool_summary(s.name)
+        out.append({"type": "function", "function": {"name": s.name, "description": description, "parameters": params}})
     return out
+
+
+# what a compact schema leaves out: prose and bounds (arguments are still validated against the full ones)
+_VERBOSE_KEYS = frozenset({"description", "examples", "default", "additionalProperties", "minLength", "maxLength",
+                           "minimum", "maximum", "exclusiveMinimum", "minItems", "maxItems"})
+
+
+def _strip_descriptions(node: Any) -> Any:
+    if isinstance(node, dict):
+        props = node.get("properties")
+        return {k: ({p: _strip_descriptions(v) for p, v in props.items()} if k == "properties" and isinstance(props, dict)
+                    else _strip_descriptions(v))
+                for k, v in node.items() if k not in _VERBOSE_KEYS}
+    if isinstance(node, list):
+        return [_strip_descriptions(x) for x in node]
+    return node
 
 
 def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:

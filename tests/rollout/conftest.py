@@ -16,12 +16,13 @@ from tests.support.openai_server import OpenAIServer
 
 @pytest.fixture
 def policy_server(sample_tasks: list[Any]) -> Iterator[Any]:
-    """Start a scripted policy server; call it with ScriptedAgent options. Yields (server, agent) pairs."""
+    """Start a scripted policy server; call it with ScriptedAgent options (``server=``: OpenAIServer's).
+    Yields (server, agent) pairs."""
     servers: list[OpenAIServer] = []
 
-    def start(**options: Any) -> tuple[OpenAIServer, ScriptedAgent]:
+    def start(*, server: dict[str, Any] | None = None, **options: Any) -> tuple[OpenAIServer, ScriptedAgent]:
         agent = ScriptedAgent(sample_tasks, **options)
-        srv = OpenAIServer(agent).__enter__()
+        srv = OpenAIServer(agent, **(server or {})).__enter__()
         servers.append(srv)
         return srv, agent
 

@@ -19,6 +19,7 @@ from jobenv.rollout import (
     collect,
     collect_sync,
     read_trajectories,
+    regrade_sync,
 )
 from tests.rollout.helpers import episode_lines
 from tests.support.openai_server import OpenAIServer, Reply
@@ -321,6 +322,15 @@ def test_symlink_in_output_scores_zero_and_is_not_dropped(policy_server: Any, sa
     assert t.report["status"] == "error" and t.report["rejected_files"] == ["leak.txt"]
     s = res.summary()
     assert (s.included, s.errors, s.overall.mean_reward) == (1, 0, 0.0)
+    # the export's list of refused entries is not a deliverable, yet a regrade still refuses what it lists
+    assert t.deliverables is not None and ".jobenv_rejected.json" not in t.deliverables and t.rejected_ref
+    (again,) = regrade_sync(tmp_path / "t.jsonl", tmp_path / "again.jsonl", judge="checks").trajectories
+    assert again.reward == 0.0 and again.report["rejected_files"] == ["leak.txt"]
+    # an episode whose export refused nothing lists only the agent's files and no manifest
+    (clean,) = collect_sync("jobenv/sample", _policy(policy_server()[0]), tasks=[sample_tasks[0].id],
+                            out=tmp_path / "c.jsonl", env_kwargs=ENV_KW).trajectories
+    assert clean.reward == 1.0 and clean.deliverables and clean.rejected_ref is None
+    assert not any(name.startswith(".jobenv") for name in clean.deliverables)
 
 
 def test_a_policy_spreads_many_requests_over_small_http_clients() -> None:

@@ -7,6 +7,13 @@ client talks to it over HTTP; nothing is patched.
 Like vLLM's OpenAI server, a request with ``"logprobs": true`` gets ``choices[0].logprobs.content`` (one
 entry per token, with ``top_logprobs`` alternatives when asked), and ``"return_tokens_as_token_ids": true``
 spells each token as ``token_id:<id>``. Tokens are :func:`fake_tokens` of the completion's text.
+
+Like vLLM >= 0.10.2, ``"return_token_ids": true`` adds the rendered prompt's ids (``prompt_token_ids``) and
+the completion's (``choices[0].token_ids``), and ``POST /tokenize`` (beside ``/v1``, as vLLM serves it)
+renders messages and tools with :func:`template_ids`, a stand-in chat template. ``engine_ids=False`` plays
+an older engine that ignores the field, ``tokenize=False`` one without ``/tokenize``, and
+``rewrite_history=True`` a template that renders earlier assistant turns differently from how they were
+sampled (as templates that drop old reasoning do), so later prompts do not extend earlier ones.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["Reply", "OpenAIServer", "fake_tokens", "completion_text"]
+__all__ = ["Reply", "OpenAIServer", "fake_tokens", "completion_text", "template_ids", "SPECIAL"]
 
 _ids = itertools.count(1)
 
@@ -54,6 +61,34 @@ def fake_tokens(text: str) -> list[tuple[int, str, float]]:
     return out
 
 
+#: the stand-in template's special token ids
+SPECIAL = {"system": 100_001, "user": 100_002, "assistant": 100_003, "tool": 100_004, "end": 100_005,
+           "tools": 100_006, "rewritten": 100_007}
+
+
+def template_ids(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, *,
+                 add_generation_prompt: bool = True, rewrite_history: bool = False) -> list[int]:
+    """A stand-in chat template rendered to ids: the tool names, then per message its role, its text's
+    :func:`fake_tokens` and an end token; the assistant's role token last when a reply is asked for. An
+    assistant turn renders as the tokens it was sampled as, so each prompt extends the previous one, unless
+    ``rewrite_history`` marks every earlier assistant turn."""
+    ids: list[int] = []
+    if tools:
+        names = " ".join(t["function"]["name"] for t in tools)
+        ids += [SPECIAL["tools"], *(t for t, _, _ in fake_tokens(names)), SPECIAL["end"]]
+    for m in messages:
+        role = m.get("role", "user")
+        text = completion_text(m) if role == "assistant" else (m.get("content") or "")
+        ids.append(SPECIAL.get(role, SPECIAL["user"]))
+        if role == "assistant" and rewrite_history:
+            ids.append(SPECIAL["rewritten"])
+        ids += [t for t, _, _ in fake_tokens(text if isinstance(text, str) else json.dumps(text))]
+        ids.append(SPECIAL["end"])
+    if add_generation_prompt:
+        ids.append(SPECIAL["assistant"])
+    return ids
+
+
 Handler = Callable[[dict[str, Any]], "Reply | str"]
 
 
@@ -80,8 +115,11 @@ class OpenAIServer:
     ``requests`` keeps every request body received, in order.
     """
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: Handler, *, engine_ids: bool = True, tokenize: bool = True,
+                 rewrite_history: bool = False) -> None:
         self.handler = handler
+        self.engine_ids, self.tokenize, self.rewrite_history = engine_ids, tokenize, rewrite_history
+        self.tokenize_requests: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         outer = self
@@ -101,6 +139,13 @@ class OpenAIServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                if self.path.rstrip("/") == "/tokenize" and outer.tokenize:
+                    with outer._lock:
+                        outer.tokenize_requests.append(body)
+                    ids = template_ids(body.get("messages") or [], body.get("tools"), rewrite_history=outer.rewrite_history,
+                                       add_generation_prompt=body.get("add_generation_prompt", True))
+                    self._send(200, json.dumps({"count": len(ids), "max_model_len": 32768, "tokens": ids}).encode())
+                    return
                 with outer._lock:
                     outer.requests.append(body)
                 if not self.path.rstrip("/").endswith("/chat/completions"):
@@ -146,6 +191,9 @@ class OpenAIServer:
                                 "top_logprobs": [{"token": text, "logprob": lp, "bytes": list(tok.encode())}][:top]}
 
                     choice["logprobs"] = {"content": [entry(*t) for t in fake_tokens(completion_text(message))]}
+                engine_ids = bool(body.get("return_token_ids")) and outer.engine_ids
+                if engine_ids:
+                    choice["token_ids"] = [t for t, _, _ in fake_tokens(completion_text(message))]
                 payload = {
                     "id": f"chatcmpl-{next(_ids)}",
                     "object": "chat.completion",
@@ -154,6 +202,9 @@ class OpenAIServer:
                     "choices": [choice],
                     "usage": reply.usage,
                 }
+                if engine_ids:
+                    payload["prompt_token_ids"] = template_ids(body.get("messages") or [], body.get("tools"),
+                                                               rewrite_history=outer.rewrite_history)
                 if body.get("stream"):
                     self._send(200, _as_stream(payload, body), "text/event-stream")
                 else:
