@@ -71,6 +71,9 @@ class Runtime:
         from ..registry import load_tasks
 
         datasets = select_datasets(config.envs)
+        if not quiet:
+            wanted = dict.fromkeys(e for ds in datasets for e in ds.splits.values())
+            log(f"starting: loading the tasks of {', '.join(wanted)}")
         tasks: dict[str, list[Task]] = {}
         routes: dict[str, dict[str, str]] = {}
         skipped: list[str] = []
@@ -79,7 +82,11 @@ class Runtime:
             reasons: list[str] = []
             for split, env_id in ds.splits.items():
                 try:
-                    tasks.setdefault(env_id, list(load_tasks(env_id)))
+                    if env_id not in tasks:
+                        started = time.monotonic()
+                        tasks[env_id] = list(load_tasks(env_id))
+                        if not quiet:
+                            log(f"tasks: {env_id} {len(tasks[env_id])} loaded in {time.monotonic() - started:.1f} s")
                     loaded[split] = env_id
                 except (JobenvError, ImportError) as exc:
                     reasons.append(str(exc) if str(exc).startswith(env_id) else f"{env_id}: {exc}")

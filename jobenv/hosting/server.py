@@ -123,9 +123,13 @@ def make_server(config: ServeConfig | None = None, *, quiet: bool = False, **ove
     ``server.app`` is the ASGI app; ``server.run(host, port)`` serves it with uvicorn; ``server.jobenv_runtime``
     is the shared state (open sandboxes, routes).
     """
+    runtime = Runtime.start(config if config is not None else ServeConfig.from_env(**overrides), quiet=quiet)
+    return _server_for(runtime)
+
+
+def _server_for(runtime: Runtime) -> Any:
     from .environments import Server
 
-    runtime = Runtime.start(config if config is not None else ServeConfig.from_env(**overrides), quiet=quiet)
     server = Server(configured_classes(runtime))
 
     async def status(env_name: str) -> dict[str, Any]:
@@ -140,12 +144,21 @@ def make_server(config: ServeConfig | None = None, *, quiet: bool = False, **ove
 
 
 def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8080) -> int:
-    """Host until interrupted (``jobenv serve``). Configuration problems raise JobenvError before listening."""
-    server = make_server(config)
+    """Host until interrupted (``jobenv serve``).
+
+    Tasks and the judge are loaded first: a configuration problem raises JobenvError before anything listens.
+    Then the port opens and ``/health`` answers while the OpenReward SDK (seconds of imports) loads in a thread;
+    requests that arrive meanwhile wait for it. Returns 0 after a clean stop, 2 when the protocol layer could
+    not be loaded (the reason is logged).
+    """
+    import uvicorn
+
+    from .staged import StagedApp
+
+    rt = Runtime.start(config)
     if host not in ("127.0.0.1", "localhost", "::1") and not config.api_key:
         log(f"WARNING: listening on {host} without an API key: anyone who reaches this port can run commands in "
             "sandboxes (set --api-key or $JOBENV_SERVE_API_KEY)")
-    rt: Runtime = server.jobenv_runtime
     routes = ", ".join(f"/{r} ({', '.join(s)})" for r, s in rt.routes.items())
     limits = f"max_steps {rt.rules.max_steps}, time_limit {rt.rules.time_limit_s or 'none'}"
     image = config.sandbox.options.get("image")
@@ -153,5 +166,28 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8080) -> 
         f"judge {config.judge.kind}, scoring {rt.rules.scoring}, {limits}, on_truncate {rt.rules.on_truncate}, "
         f"idle timeout {config.idle_timeout_s:g} s, at most {config.max_sessions} sessions, "
         f"API key {'required' if config.api_key else 'not required'}")
-    server.run(host=host, port=port)
-    return 0
+    log("listening; loading the protocol layer (the OpenReward SDK) in the background")
+    failed: list[str] = []
+
+    def build() -> Any:
+        server = _server_for(rt)
+        _sdk_process_setup()
+        return server.app
+
+    def stop(problem: str) -> None:
+        failed.append(problem)
+        uv.should_exit = True
+
+    app = StagedApp(build, log=log, on_failure=stop)
+    uv = uvicorn.Server(uvicorn.Config(app, host=host, port=port, timeout_keep_alive=60, access_log=False))
+    uv.run()
+    return 2 if failed else 0
+
+
+def _sdk_process_setup() -> None:
+    """What the SDK's own ``Server.run`` sets up for the process: its logging, update check and metrics."""
+    from openreward.environments import server as sdk_server
+
+    sdk_server.setup_logging()
+    sdk_server.check_for_updates_async()
+    sdk_server.setup_metrics()
