@@ -312,8 +312,45 @@ def download(
         )
     except Exception as exc:  # huggingface_hub raises many types (offline, 404, HTTP); one clear message
         raise DatasetNotFoundError(
-            f"could not download {repo}@{rev or 'default branch'}: {type(exc).__name__}: {exc}. "
+            f"could not download {repo}@{rev or 'default branch'}: {type(exc).__name__}: {_one_line(exc)}. "
             "If you already have a snapshot, import it with: jobenv download --from-dir PATH"
         ) from None
     # snapshot_download returns <cache>/snapshots/<commit sha>: that is the resolved revision
+    _verify_checksums(repo, path, patterns, root / "hub-cache")
     return import_snapshot(path, dataset=dataset, repo_id=repo, revision=path.name, dest_root=root)
+
+
+def _one_line(exc: BaseException, limit: int = 300) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _verify_checksums(repo: str, snapshot: Path, patterns: list[str] | None, cache: Path) -> None:
+    """Check every downloaded file against the Hub's listing (git blob id, or sha256 for LFS files): the client
+    checks sizes only. A file that differs is removed from the cache (so the next run fetches it again) and
+    DatasetNotFoundError names it; nothing is imported."""
+    from huggingface_hub import HfApi
+    from huggingface_hub.utils import filter_repo_objects
+
+    try:
+        result = HfApi().verify_repo_checksums(repo, repo_type="dataset", revision=snapshot.name, cache_dir=cache)
+    except Exception as exc:  # noqa: BLE001 - the listing could not be had: the files are not trusted either
+        raise DatasetNotFoundError(f"could not verify {repo}@{snapshot.name}: {type(exc).__name__}: "
+                                   f"{_one_line(exc)}") from None
+    missing = list(filter_repo_objects(result.missing_paths, allow_patterns=patterns))
+    if not result.mismatches and not missing:
+        return
+    for m in result.mismatches:
+        link = snapshot / m["path"]
+        blob = link.resolve()
+        link.unlink(missing_ok=True)
+        if blob != link:
+            blob.unlink(missing_ok=True)
+    if result.mismatches:
+        m = result.mismatches[0]
+        raise DatasetNotFoundError(
+            f"{repo}@{snapshot.name}: {len(result.mismatches)} downloaded file(s) differ from the Hub's checksums "
+            f"(first: {m['path']}, {m['algorithm']} {m['expected'][:12]} expected, got {m['actual'][:12]}); they were removed "
+            "from the cache and nothing was imported: run the download again")
+    raise DatasetNotFoundError(f"{repo}@{snapshot.name}: {len(missing)} listed file(s) did not download (first: "
+                               f"{missing[0]}); nothing was imported: run the download again")
