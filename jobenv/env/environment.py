@@ -156,9 +156,12 @@ class JobEnv(gymnasium.Env[str, Any]):
         self.action_space = ToolCallSpace()
 
         from ..judge import make_judge
+        from ..judge.base import check_judge
 
         # built now so a misconfigured judge (e.g. "llm" without endpoint) fails at construction, not at submit
         self._judge: Any = make_judge(judge, **self.judge_options)
+        # and one that cannot grade these tasks at all (no LLM for LLM-graded criteria) fails here too
+        check_judge(self._judge, self.tasks, self.env_id)
         self._res = _Resources()
         self._finalizer = weakref.finalize(self, _release, self._res)
         self._instance_used = False

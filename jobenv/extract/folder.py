@@ -69,7 +69,13 @@ def _walk(root: Path) -> tuple[list[str], list[str]]:
                 files.append(rel)
             elif not stat.S_ISDIR(mode):
                 rejected.append(rel)
-    return sorted(files), sorted(rejected)
+    return sorted(files, key=path_order), sorted(rejected)
+
+
+def path_order(rel: str) -> list[str]:
+    """The official judge's file order, ``sorted(Path.rglob(...))``: paths compare folder by folder, so
+    ``a/b.txt`` comes before ``a.txt`` (a plain string sort puts it after: ``.`` sorts before ``/``)."""
+    return rel.split("/")
 
 
 def scan_output(output_dir: Path) -> tuple[list[str], list[str]]:
@@ -140,7 +146,7 @@ def assemble_output(
     seen: set[str] = set()
     ex.files = [part for part, _ in entries]
     # the official order: standalone images, then docx images, then notebook outputs, each in path order
-    for _part, images in sorted(entries, key=lambda e: (_image_group(e[0].path), e[0].path)):
+    for _part, images in sorted(entries, key=lambda e: (_image_group(e[0].path), path_order(e[0].path))):
         for img in images:
             if img.sha256 not in seen:
                 seen.add(img.sha256)

@@ -54,6 +54,12 @@ class AutoJudge(Judge):
     def llm(self) -> LLMJudge | None:
         return self._llm
 
+    def unable(self, task: Any) -> str | None:
+        if task.has_checks or self._llm is not None:
+            return None
+        return (f"{len(task.llm_criteria)} criteria have no sound deterministic check, so they need the LLM judge, "
+                f"which is not configured: {CONFIG_HINT}")
+
     async def grade(self, task: Any, output_dir: Path) -> GradeReport:
         if task.has_checks:
             return await self.checks.grade(task, output_dir)

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from .._aio import run_sync
+from ..errors import JudgeConfigError
 from .report import CriterionResult, GradeReport, RubricResult, build_report
 
-__all__ = ["Judge", "empty_output_report", "rejected_report", "run_sync"]
+__all__ = ["Judge", "check_judge", "empty_output_report", "rejected_report", "run_sync"]
 
 
 class Judge(ABC):
@@ -29,6 +30,20 @@ class Judge(ABC):
     def grade_sync(self, task: Any, output_dir: Path) -> GradeReport:
         """Blocking :meth:`grade`."""
         return run_sync(self.grade(task, output_dir))
+
+    def unable(self, task: Any) -> str | None:
+        """Why this judge, as configured, cannot grade ``task`` at all (None when it can): known before any
+        episode runs, so an env refuses the task at construction instead of erroring after the agent's work."""
+        return None
+
+
+def check_judge(judge: Judge, tasks: Any, where: str) -> None:
+    """Raise JudgeConfigError (one line naming the fix) when ``judge`` cannot grade some of ``tasks``."""
+    problems = [(t, why) for t in tasks if (why := judge.unable(t)) is not None]
+    if problems:
+        task, why = problems[0]
+        raise JudgeConfigError(f"{where}: the {judge.kind!r} judge cannot grade {len(problems)} of {len(list(tasks))} "
+                               f"task(s) (first: {getattr(task, 'id', '?')}): {why}")
 
 
 def _unjudged(task: Any, reasoning: str) -> list[RubricResult]:

@@ -416,6 +416,12 @@ class ChecksJudge(Judge):
     def __init__(self, *, mode: ExtractMode = "values") -> None:
         self.mode = mode
 
+    def unable(self, task: Any) -> str | None:
+        if task.has_checks:
+            return None
+        return (f"{len(task.llm_criteria)} criteria have no sound deterministic check; use judge='auto' or 'llm' "
+                "with an LLM endpoint (JOBENV_JUDGE_BASE_URL, JOBENV_JUDGE_API_KEY, JOBENV_JUDGE_MODEL)")
+
     async def grade(self, task: Any, output_dir: Path) -> GradeReport:
         """Never raises. The extraction is awaited, not waited for on a thread: a thread of the loop's small
         default executor blocked on the shared extraction workers would stall every other episode's file I/O."""

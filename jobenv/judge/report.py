@@ -171,7 +171,7 @@ class GradeReport(BaseModel):
             })
         return out
 
-    def to_official_details(self, *, evaluated_model: str = "agent", scoring: Scoring = "strict") -> dict[str, Any]:
+    def to_official_details(self, *, evaluated_model: str = "agent", scoring: Scoring = "official") -> dict[str, Any]:
         """The official details file (``judge.py --details-file``), key for key and with its number types:
         ``evaluated_model``, ``judge_model``, ``judge_implementation`` (``extraction_schema``, ``sha256`` -
         jobenv's own grader), ``timestamp``, ``total_score``, ``max_score``, ``pass_rate`` ("NN%",
@@ -194,11 +194,18 @@ class GradeReport(BaseModel):
             "rubrics": rubrics,
         }
 
-    def to_official_scorecard(self, *, scoring: Scoring = "strict") -> dict[str, Any]:
+    def to_official_scorecard(self, *, scoring: Scoring = "official") -> dict[str, Any]:
         """The official scorecard object: totals, ``normalized_score`` (total / max, 4 places), ``pass_rate``
         (a fraction here), counts and per rubric ``rubric_<i>_passed`` (0/1) and ``rubric_<i>_score``.
-        A report with ``status == "error"`` scores 0 (fail-closed), unlike the official judge."""
+
+        Every figure follows from the rubric lines. A report with ``status == "error"``: under ``"official"``
+        (the default, as these files are) the card is what the official judge writes, a rubric that could not be
+        judged counting as failed and the rest as judged; under ``"strict"`` every rubric counts as failed
+        (fail-closed, as the report's own scores are)."""
         rubrics = self._official_rubrics(scoring)
+        if self.status != "ok" and scoring == "strict":
+            for r in rubrics:
+                r["result"].update(passed=False, score=0)
         total = sum(r["result"]["score"] for r in rubrics)
         max_score = sum(r["weight"] for r in rubrics)
         passed = sum(1 for r in rubrics if r["result"]["passed"])
@@ -206,7 +213,7 @@ class GradeReport(BaseModel):
         card: dict[str, Any] = {
             "total_score": _number(total),
             "max_score": _number(max_score),
-            "normalized_score": self.score(scoring) if self.status == "ok" else 0.0,
+            "normalized_score": round(total / max_score, 4) if max_score else 0.0,
             "pass_rate": round(passed / n, 4) if n else 0.0,
             "passed_count": passed,
             "total_count": n,

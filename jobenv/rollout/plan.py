@@ -102,6 +102,7 @@ def make_plan(env: str | Path | Sequence[Task], policy: Policy, *, tasks: Sequen
               env_kwargs: dict[str, Any] | None, config: RolloutConfig, env_id: str | None) -> RunPlan:
     """The plan of :func:`jobenv.rollout.collect`'s arguments (see there); JobenvError for a bad one."""
     from ..judge import make_judge
+    from ..judge.base import check_judge
     from ..registry import load_tasks
 
     if attempts < 1:
@@ -124,6 +125,7 @@ def make_plan(env: str | Path | Sequence[Task], policy: Policy, *, tasks: Sequen
     chosen = select_tasks(all_tasks, tasks, where=label)
     if not chosen:
         raise JobenvError(f"{label}: no tasks to run")
+    check_judge(judge, chosen, label)  # before any episode, not after each agent's work
     digests = {t.id: task_digest(t) for t in chosen}
     desc = policy.describe() if hasattr(policy, "describe") else {"kind": type(policy).__name__}
     return RunPlan(

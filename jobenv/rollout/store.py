@@ -135,6 +135,9 @@ class KeepOutputs(Judge):
     def __getattr__(self, name: str) -> Any:
         return getattr(self.judge, name)
 
+    def unable(self, task: Any) -> str | None:
+        return self.judge.unable(task)
+
     async def grade(self, task: Any, output_dir: Path) -> Any:
         try:
             self.saved = await asyncio.to_thread(self.store.put_tree, Path(output_dir))

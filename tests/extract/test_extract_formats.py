@@ -278,3 +278,23 @@ def test_images_in_the_official_order(tmp_path: Path) -> None:
     # standalone images first, then docx media, then notebook outputs - whatever the file names' order
     assert [i.source for i in ex.images] == ["z_fig.png", "a_report.docx:word/media/image1.png",
                                              "0_analysis.ipynb:cell-0-output-0:image/png"]
+
+
+def test_files_in_sub_folders_come_in_the_official_order(tmp_path: Path) -> None:
+    # the official judge walks sorted(Path.rglob("*")): folder by folder, so "a/b.txt" precedes "a.txt" and
+    # "a-b.txt" ('-' < '.' < '/' in a plain string sort would put the sub-folder's files last)
+    import asyncio
+
+    from jobenv.extract.service import extraction_service
+
+    names = ["a.txt", "a-b.txt", "a/b.txt", "a/c/d.txt", "a/c.txt", "b.txt", "B.txt", "a b/x.txt"]
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(f"content of {name}\n")
+    official = [p.relative_to(tmp_path).as_posix() for p in sorted(tmp_path.rglob("*")) if p.is_file()]
+    assert official != sorted(names)  # the case where the two orders differ
+    assert [f.path for f in extract_output(tmp_path).files] == official
+    served = asyncio.run(extraction_service().extract_output(tmp_path, mode="values"))
+    assert [f.path for f in served.files] == official
+    positions = [served.text.index(f"content of {name}") for name in official]  # the judge's text, in that order
+    assert positions == sorted(positions)

@@ -98,7 +98,10 @@ def test_both_scores_and_official_files_match_the_documented_format(task, output
 
     card = rep.to_official_scorecard(scoring="official")
     assert card == official_scorecard(official_details(RUBRICS, replies, "judge-m", "model-x"))
-    assert rep.to_official_scorecard()["normalized_score"] == 0.5 and rep.to_official_scorecard()["rubric_1_passed"] == 0
+    strict = rep.to_official_scorecard(scoring="strict")
+    assert strict["normalized_score"] == 0.5 and strict["rubric_1_passed"] == 0
+    # the official files default to official scoring: called bare, they are the official judge's files
+    assert rep.to_official_scorecard() == card and rep.to_official_details()["total_score"] == 16
     impl = rep.to_official_details()["judge_implementation"]
     assert impl["extraction_schema"] == 2 and re.fullmatch(r"[0-9a-f]{64}", impl["sha256"])
     assert impl["sha256"].startswith(rep.grader_hash)
@@ -120,7 +123,15 @@ def test_an_unjudged_rubric_is_written_as_the_official_failure_and_scores_nothin
     assert bad["passed"] is False and bad["score"] == 0 and bad["criteria_passed"] == 0
     assert bad["overall_reasoning"].startswith("Failed after 3 attempts: ")
     assert all(c["passed"] is False and c["reasoning"].startswith("Failed to get judge response") for c in bad["criteria_results"])
-    assert rep.to_official_scorecard(scoring="official")["normalized_score"] == 0.0
+    # the scorecard follows from its rubric lines: official counts the judged rubrics, as judge.py does ...
+    card = rep.to_official_scorecard(scoring="official")
+    assert card["total_score"] == sum(r["result"]["score"] for r in d["rubrics"]) == d["total_score"] > 0
+    assert card["normalized_score"] == round(card["total_score"] / card["max_score"], 4)
+    assert card["passed_count"] == sum(card[f"rubric_{i}_passed"] for i in range(card["total_count"]))
+    # ... strict fails every rubric of an errored report, so nothing in the card says otherwise
+    strict = rep.to_official_scorecard(scoring="strict")
+    assert strict["total_score"] == strict["normalized_score"] == strict["passed_count"] == 0
+    assert all(strict[f"rubric_{i}_score"] == 0 for i in range(strict["total_count"]))
 
 
 def test_empty_output_scores_zero_both_ways(task, tmp_path) -> None:
