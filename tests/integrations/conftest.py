@@ -16,16 +16,19 @@ import pytest
 from tests.rollout.scripted import ScriptedAgent
 from tests.support.openai_server import OpenAIServer
 
-from .venvs import Unavailable, Venv, make_venv
+from .venvs import Unavailable, Venv, make_venv, python_at_least
 
 # Pins of what the tests were written against; newer releases may change the entry points they drive.
 VERIFIERS = "verifiers==0.4.0"
 OPENENV = "openenv==0.10.0"
+NEMO_GYM = "nemo-gym==0.4.0"
 
 
-def _venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path, name: str, extra: str, *more: str) -> Venv:
+def _venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path, name: str, extra: str, *more: str,
+          python: tuple[int, int] | None = None) -> Venv:
     try:
-        venv = make_venv(tmp_path_factory.mktemp(name) / "venv", wheel, extra, *more)
+        interpreter = python_at_least(python) if python else None
+        venv = make_venv(tmp_path_factory.mktemp(name) / "venv", wheel, extra, *more, python=interpreter)
     except Unavailable as exc:
         print(f"\nSKIP {name}: {exc}", file=sys.stderr)
         pytest.skip(str(exc))
@@ -41,6 +44,11 @@ def verifiers_venv(tmp_path_factory: pytest.TempPathFactory, jobenv_wheel: Path)
 @pytest.fixture(scope="session")
 def openenv_venv(tmp_path_factory: pytest.TempPathFactory, jobenv_wheel: Path) -> Venv:
     return _venv(tmp_path_factory, jobenv_wheel, "openenv-venv", "openenv", OPENENV)
+
+
+@pytest.fixture(scope="session")
+def nemo_gym_venv(tmp_path_factory: pytest.TempPathFactory, jobenv_wheel: Path) -> Venv:
+    return _venv(tmp_path_factory, jobenv_wheel, "nemo-gym-venv", "nemo-gym", NEMO_GYM, python=(3, 12))
 
 
 @pytest.fixture(scope="session")

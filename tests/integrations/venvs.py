@@ -56,12 +56,30 @@ class Venv:
                               cwd=str(cwd) if cwd else None)
 
 
-def make_venv(root: Path, wheel: Path, extra: str, *more: str) -> Venv:
-    """A new venv at ``root`` with ``wheel[extra]`` and ``more`` installed from the index.
+def python_at_least(version: tuple[int, int]) -> str:
+    """An interpreter of at least ``version`` for integrations that need a newer Python than the suite's: this
+    one, else ``python3.X`` on PATH, else pyenv's. Raises Unavailable when there is none."""
+    import glob
+    import shutil
+
+    if sys.version_info[:2] >= version:
+        return sys.executable
+    for minor in range(version[1], version[1] + 4):
+        pyenv = sorted(glob.glob(str(Path.home() / f".pyenv/versions/{version[0]}.{minor}.*/bin/python")))
+        for candidate in [*pyenv[::-1], shutil.which(f"python{version[0]}.{minor}")]:
+            # a pyenv shim on PATH exists without working (exit 127): only an interpreter that runs counts
+            if candidate and subprocess.run([candidate, "-c", "import venv"], capture_output=True).returncode == 0:
+                return candidate
+    raise Unavailable(f"no Python >= {version[0]}.{version[1]} on this machine (PATH or ~/.pyenv)")
+
+
+def make_venv(root: Path, wheel: Path, extra: str, *more: str, python: str | None = None) -> Venv:
+    """A new venv at ``root`` (made by ``python``, default this interpreter) with ``wheel[extra]`` and ``more``
+    installed from the index.
 
     Raises Unavailable (say why) when a package cannot be had, RuntimeError for any other install failure.
     """
-    subprocess.run([sys.executable, "-m", "venv", str(root)], check=True, capture_output=True, timeout=300)
+    subprocess.run([python or sys.executable, "-m", "venv", str(root)], check=True, capture_output=True, timeout=300)
     venv = Venv(root)
     t0 = time.monotonic()
     spec = f"{wheel}[{extra}]" if extra else str(wheel)

@@ -1,0 +1,7 @@
+"""Trainer integrations that live inside jobenv: one module per framework, imported only by its users (each
+needs its framework installed; a missing one is a MissingExtraError naming the ``pip install`` that fixes it).
+
+- :mod:`.nemo_gym`: a NeMo Gym resources server and agent (``pip install 'jobenv[nemo-gym]'``).
+"""
+
+__all__: list[str] = []

@@ -1,0 +1,156 @@
+"""NeMo Gym: jobenv's episodes as a NeMo Gym resources server, and the agent that keeps errored episodes out.
+
+NeMo Gym (``pip install 'jobenv[nemo-gym]'``, Python >= 3.12) recommends, for Gymnasium-style environments, a
+``GymnasiumServer`` resources server driven by its ``gymnasium_agent``; this module gives both:
+
+* :class:`JobenvResourcesServer`: ``/reset`` starts a :class:`~jobenv.env.JobEnv` episode for the row's
+  ``env_id`` and ``task_id`` and returns the task prompt (stating the episode's rules) as the first observation;
+  ``/step`` runs every ``function_call`` of the model's response through the episode's tools and returns their
+  outputs; the episode's end returns its reward with ``terminated`` / ``truncated`` and, in ``info``, ``status``,
+  ``finish_reason`` and the scores. A reply without a tool call is answered with a nudge, as jobenv's rollouts do.
+* :class:`JobenvGymnasiumAgent`: NeMo Gym's gymnasium agent, except that an episode that ended with
+  ``status == "error"`` (a grading or sandbox failure, never the agent's doing) carries NeMo Gym's failure class
+  ``transient``,
+  so rollout collection writes it to the ``*_failures.jsonl`` sidecar (retried on resume, never aggregated or
+  trained on) instead of scoring it 0.
+* :func:`dataset_rows`: the rows of a NeMo Gym dataset (JSONL) for a jobenv split, tools in Responses format.
+
+Failure behaviour: a bad row (unknown env or task) or a sandbox that cannot start fails ``/reset`` with HTTP 400
+/ 503 naming the problem; nothing raises out of ``/step``: a broken call is an observation, as in the env.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..errors import MissingExtraError
+
+try:
+    from fastapi import HTTPException, Request
+    from nemo_gym.base_resources_server import BaseResourcesServerConfig
+    from resources_servers.gymnasium import GymnasiumServer
+    from responses_api_agents.gymnasium_agent.app import GymnasiumAgent, GymnasiumAgentRunRequest, GymnasiumRunResponse
+except ImportError:  # pragma: no cover - depends on the installation
+    raise MissingExtraError("the NeMo Gym integration needs NeMo Gym (Python >= 3.12): "
+                            "pip install 'jobenv[nemo-gym]'") from None
+
+from ..episode.outcome import Status
+from ..errors import JobenvError, SandboxError
+
+__all__ = ["JobenvResourcesServerConfig", "JobenvResourcesServer", "JobenvGymnasiumAgent", "dataset_rows",
+           "FAILURE_CLASS_KEY", "responses_tools"]
+
+#: the key NeMo Gym's rollout collection reads to route a result to its failures sidecar
+FAILURE_CLASS_KEY = "_ng_failure_class"
+_NUDGE = ("You replied without calling a tool. Continue the task using the tools; when the deliverables are saved "
+          "in /workspace/output, call submit.")
+
+
+def responses_tools() -> list[dict[str, Any]]:
+    """jobenv's tool table as Responses-API function tools (what a NeMo Gym row's ``tools`` holds)."""
+    from ..tools import tool_schemas
+
+    return [{"type": "function", "name": f["name"], "description": f["description"], "parameters": f["parameters"],
+             "strict": False} for f in (s["function"] for s in tool_schemas())]
+
+
+def dataset_rows(env_id: str, *, agent: str = "jobenv_agent", tasks: list[str] | None = None) -> list[dict[str, Any]]:
+    """One NeMo Gym dataset row per task of ``env_id`` (or of ``tasks``): no input of its own (the prompt comes
+    from ``/reset``, so it states the server's rules), jobenv's tools, the row's ``env_id`` / ``task_id``, and
+    ``agent_ref`` naming the agent server of the NeMo Gym config. Raises JobenvError for an unknown env or task."""
+    from ..registry import load_tasks
+    from ..tasks import select_tasks
+
+    chosen = select_tasks(load_tasks(env_id), tasks, where=env_id)
+    tools = responses_tools()
+    return [{"responses_create_params": {"input": [], "tools": tools}, "env_id": env_id, "task_id": t.id,
+             "agent_ref": {"type": "responses_api_agents", "name": agent}} for t in chosen]
+
+
+class JobenvResourcesServerConfig(BaseResourcesServerConfig):  # type: ignore[misc]
+    """What the server's YAML entry can set besides NeMo Gym's own keys (all optional)."""
+
+    sandbox: str = "local"
+    sandbox_image: str | None = None
+    judge: str = "auto"
+    max_steps: int | None = 100
+    time_limit_s: float | None = None
+    scoring: str = "strict"
+
+
+class JobenvResourcesServer(GymnasiumServer):  # type: ignore[misc]
+    """One jobenv episode per NeMo Gym session (see the module docstring)."""
+
+    config: JobenvResourcesServerConfig
+
+    async def reset(self, metadata: dict[str, Any], session_id: str | None = None) -> tuple[str | None, dict[str, Any]]:
+        from ..registry import make
+
+        env_id, task_id = metadata.get("env_id"), metadata.get("task_id")
+        if not isinstance(env_id, str) or not isinstance(task_id, str):
+            raise HTTPException(400, detail="a jobenv row needs string fields env_id and task_id")
+        await self.close_session(session_id)
+        cfg = self.config
+        try:
+            env = await asyncio.to_thread(
+                make, env_id, sandbox=cfg.sandbox, judge=cfg.judge, max_steps=cfg.max_steps,
+                time_limit_s=cfg.time_limit_s, scoring=cfg.scoring,
+                **({"sandbox_image": cfg.sandbox_image} if cfg.sandbox_image else {}))
+        except JobenvError as exc:
+            raise HTTPException(400, detail=f"{type(exc).__name__}: {exc}") from None
+        try:
+            prompt, info = await env.areset(options={"task_id": task_id})
+        except SandboxError as exc:
+            await env.aclose()
+            raise HTTPException(503, detail=f"the sandbox could not start: {exc}") from None
+        except JobenvError as exc:
+            await env.aclose()
+            raise HTTPException(400, detail=f"{type(exc).__name__}: {exc}") from None
+        self.session_state[session_id] = env
+        return prompt, {"task_id": info["task_id"], "max_steps": info["max_steps"], "status": Status.OK.value}
+
+    async def step(self, action: Any, metadata: dict[str, Any],
+                   session_id: str | None = None) -> tuple[str | None, float, bool, bool, dict[str, Any]]:
+        env = self.session_state.get(session_id)
+        if env is None:
+            return "No episode is running: the rollout must reset first.", 0.0, False, True, {
+                "status": Status.ERROR.value, "error": "step without reset"}
+        calls = [item for item in action.output if getattr(item, "type", None) == "function_call"]
+        if not calls:
+            return _NUDGE, 0.0, False, False, {"status": Status.OK.value}
+        outputs: list[dict[str, Any]] = []
+        for call in calls:
+            obs, reward, terminated, truncated, info = await env.astep({"name": call.name, "arguments": call.arguments})
+            outputs.append({"call_id": call.call_id, "output": obs})  # the text as the env gives it, not JSON
+            if terminated or truncated or info.get("episode_over"):
+                return None, float(reward), bool(terminated), bool(truncated), _ending_info(info, outputs)
+        return None, 0.0, False, False, {"tool_outputs": outputs, "status": Status.OK.value}
+
+    async def close_session(self, session_id: str | None) -> None:
+        env = self.session_state.pop(session_id, None)
+        if env is not None:
+            await env.aclose()
+
+
+def _ending_info(info: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {k: info[k] for k in ("status", "finish_reason", "error", "truncated_reason", "task_id")
+                           if k in info}
+    report = info.get("report") or {}
+    out["scores"] = {k: report[k] for k in ("normalized_score", "official_normalized_score", "pass_rate",
+                                            "passed_count", "total_count") if k in report}
+    out["tool_outputs"] = outputs
+    return out
+
+
+class JobenvGymnasiumAgent(GymnasiumAgent):  # type: ignore[misc]
+    """NeMo Gym's gymnasium agent; an errored episode is marked as a failure (see the module docstring)."""
+
+    async def run(self, request: Request, body: GymnasiumAgentRunRequest) -> GymnasiumRunResponse:
+        # the annotations are FastAPI's: they make ``/run`` read the request and its JSON body
+        result = await super().run(request, body)
+        if (result.info or {}).get("status") == Status.ERROR.value:
+            # NeMo Gym's class for a failure a retry may not repeat (kept in the sidecar, retried on resume)
+            extra = {FAILURE_CLASS_KEY: "transient", "error": (result.info or {}).get("error")}
+            result = GymnasiumRunResponse.model_validate({**result.model_dump(), **extra})
+        return result
