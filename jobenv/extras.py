@@ -22,6 +22,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "openenv": ("openenv",),
     "verifiers": ("verifiers",),
     "ray": ("ray",),
+    "nemo-gym": ("nemo_gym",),
 }
 
 
