@@ -35,16 +35,15 @@ except ImportError:  # pragma: no cover - depends on the installation
     raise MissingExtraError("the NeMo Gym integration needs NeMo Gym (Python >= 3.12): "
                             "pip install 'jobenv[nemo-gym]'") from None
 
-from ..episode.outcome import Status
+from ..episode import EpisodeRules, Status
 from ..errors import JobenvError, SandboxError
+from ..rollout.episode import DEFAULT_NUDGE
 
 __all__ = ["JobenvResourcesServerConfig", "JobenvResourcesServer", "JobenvGymnasiumAgent", "dataset_rows",
            "FAILURE_CLASS_KEY", "responses_tools"]
 
 #: the key NeMo Gym's rollout collection reads to route a result to its failures sidecar
 FAILURE_CLASS_KEY = "_ng_failure_class"
-_NUDGE = ("You replied without calling a tool. Continue the task using the tools; when the deliverables are saved "
-          "in /workspace/output, call submit.")
 
 
 def responses_tools() -> list[dict[str, Any]]:
@@ -69,14 +68,13 @@ def dataset_rows(env_id: str, *, agent: str = "jobenv_agent", tasks: list[str] |
 
 
 class JobenvResourcesServerConfig(BaseResourcesServerConfig):  # type: ignore[misc]
-    """What the server's YAML entry can set besides NeMo Gym's own keys (all optional)."""
+    """What the server's YAML entry can set besides NeMo Gym's own keys (all optional); ``rules`` are jobenv's
+    own :class:`~jobenv.episode.EpisodeRules` (``max_steps``, ``time_limit_s``, ``on_truncate``, ``scoring``)."""
 
     sandbox: str = "local"
     sandbox_image: str | None = None
     judge: str = "auto"
-    max_steps: int | None = 100
-    time_limit_s: float | None = None
-    scoring: str = "strict"
+    rules: EpisodeRules = EpisodeRules()
 
 
 class JobenvResourcesServer(GymnasiumServer):  # type: ignore[misc]
@@ -93,10 +91,8 @@ class JobenvResourcesServer(GymnasiumServer):  # type: ignore[misc]
         await self.close_session(session_id)
         cfg = self.config
         try:
-            env = await asyncio.to_thread(
-                make, env_id, sandbox=cfg.sandbox, judge=cfg.judge, max_steps=cfg.max_steps,
-                time_limit_s=cfg.time_limit_s, scoring=cfg.scoring,
-                **({"sandbox_image": cfg.sandbox_image} if cfg.sandbox_image else {}))
+            env = await asyncio.to_thread(make, env_id, sandbox=cfg.sandbox, sandbox_image=cfg.sandbox_image,
+                                          judge=cfg.judge, rules=cfg.rules)
         except JobenvError as exc:
             raise HTTPException(400, detail=f"{type(exc).__name__}: {exc}") from None
         try:
@@ -118,29 +114,22 @@ class JobenvResourcesServer(GymnasiumServer):  # type: ignore[misc]
                 "status": Status.ERROR.value, "error": "step without reset"}
         calls = [item for item in action.output if getattr(item, "type", None) == "function_call"]
         if not calls:
-            return _NUDGE, 0.0, False, False, {"status": Status.OK.value}
+            return DEFAULT_NUDGE, 0.0, False, False, {"status": Status.OK.value}
         outputs: list[dict[str, Any]] = []
         for call in calls:
             obs, reward, terminated, truncated, info = await env.astep({"name": call.name, "arguments": call.arguments})
             outputs.append({"call_id": call.call_id, "output": obs})  # the text as the env gives it, not JSON
             if terminated or truncated or info.get("episode_over"):
-                return None, float(reward), bool(terminated), bool(truncated), _ending_info(info, outputs)
+                # the ending as every front-end reports it (status, finish_reason, scores, error)
+                ending = env.last_outcome.public() if env.last_outcome is not None else {"status": info["status"]}
+                return None, float(reward), bool(terminated), bool(truncated), {
+                    **ending, "task_id": info.get("task_id"), "tool_outputs": outputs}
         return None, 0.0, False, False, {"tool_outputs": outputs, "status": Status.OK.value}
 
     async def close_session(self, session_id: str | None) -> None:
         env = self.session_state.pop(session_id, None)
         if env is not None:
             await env.aclose()
-
-
-def _ending_info(info: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {k: info[k] for k in ("status", "finish_reason", "error", "truncated_reason", "task_id")
-                           if k in info}
-    report = info.get("report") or {}
-    out["scores"] = {k: report[k] for k in ("normalized_score", "official_normalized_score", "pass_rate",
-                                            "passed_count", "total_count") if k in report}
-    out["tool_outputs"] = outputs
-    return out
 
 
 class JobenvGymnasiumAgent(GymnasiumAgent):  # type: ignore[misc]

@@ -39,10 +39,11 @@ class Judge(ABC):
 
 def check_judge(judge: Judge, tasks: Any, where: str) -> None:
     """Raise JudgeConfigError (one line naming the fix) when ``judge`` cannot grade some of ``tasks``."""
+    tasks = list(tasks)
     problems = [(t, why) for t in tasks if (why := judge.unable(t)) is not None]
     if problems:
         task, why = problems[0]
-        raise JudgeConfigError(f"{where}: the {judge.kind!r} judge cannot grade {len(problems)} of {len(list(tasks))} "
+        raise JudgeConfigError(f"{where}: the {judge.kind!r} judge cannot grade {len(problems)} of {len(tasks)} "
                                f"task(s) (first: {getattr(task, 'id', '?')}): {why}")
 
 

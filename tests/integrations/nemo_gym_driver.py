@@ -38,7 +38,7 @@ def build_config(policy_url: str) -> dict:
             "model": "scripted", "return_token_id_information": False, "uses_reasoning_parser": False}}},
         "jobenv_resources": {"resources_servers": {"jobenv": {
             **server, "port": ports["resources"], "entrypoint": "app.py", "domain": "other", "judge": "checks",
-            "sandbox": "local"}}},
+            "sandbox": "local", "rules": {"max_steps": 60}}}},
         "jobenv_broken": {"resources_servers": {"jobenv": {
             **server, "port": ports["broken"], "entrypoint": "app.py", "domain": "other", "judge": "llm",
             "sandbox": "local"}}},
