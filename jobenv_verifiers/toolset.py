@@ -61,7 +61,7 @@ class JobenvToolset(vf.Toolset[JobenvToolsConfig, JobenvState]):
         return [
             Tool(name=s["function"]["name"], description=s["function"]["description"],
                  input_schema=s["function"]["parameters"])
-            for s in tool_schemas()
+            for s in (self._env.tool_schemas() if self._env is not None else tool_schemas())
         ]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:

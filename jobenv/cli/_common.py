@@ -87,6 +87,16 @@ def port(text: str) -> int:
     return value
 
 
+def _name_list(text: str) -> tuple[str, ...]:
+    """A comma-separated list of optional tool names (a bad name is the parser's one-line error)."""
+    from ..tools.table import check_tool_names
+
+    try:
+        return check_tool_names(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def positive_int(text: str) -> int:
     value = _int(text)
     if value < 1:
@@ -148,6 +158,9 @@ def add_rules_arguments(p: argparse.ArgumentParser, *, subject: str = "episode")
     for name, field in EpisodeRules.model_fields.items():
         help_text = (field.description or name).replace("episode", subject)
         args = typing.get_args(field.annotation)
+        if typing.get_origin(field.annotation) is tuple:
+            p.add_argument(_flag(name), dest=name, type=_name_list, default=field.default, help=help_text)
+            continue
         if typing.get_origin(field.annotation) is typing.Literal:
             p.add_argument(_flag(name), dest=name, choices=args, default=field.default, help=help_text)
             continue

@@ -34,7 +34,7 @@ from ..episode import DEFAULT_MAX_STEPS, Ending, Episode, EpisodeRules, Outcome,
 from ..errors import ConfigError, SandboxError, TaskFormatError, first_problem
 from ..sandbox.base import Sandbox, SandboxLimits
 from ..tasks import Task, find_task
-from ..tools import tool_schemas
+from ..tools import tool_names, tool_schemas
 from .spaces import AnyText, ToolCallSpace
 
 __all__ = ["JobEnv"]
@@ -78,7 +78,9 @@ class JobEnv(gymnasium.Env[str, Any]):
         time_limit_s: wall-clock seconds per episode before truncation (``None``: unlimited).
         on_truncate: ``"zero"`` (default) or ``"grade"``: what an episode that ran out before submit earns.
         scoring: ``"strict"`` (default) or ``"official"``: which of the report's scores is the reward.
-        rules: an :class:`~jobenv.grading.EpisodeRules` instead of the four arguments above.
+        tools: optional tools to add to the default toolset, e.g. ``("python",)`` (a persistent interpreter;
+            the local sandbox only: ConfigError with another backend name).
+        rules: an :class:`~jobenv.grading.EpisodeRules` instead of the five arguments above.
         limits: sandbox resource limits.
         sandbox_options / judge_options: extra keyword arguments for the factories.
         sandbox_image: the Docker image of the docker sandbox (SandboxError with any other backend).
@@ -112,6 +114,7 @@ class JobEnv(gymnasium.Env[str, Any]):
         time_limit_s: float | None = None,
         on_truncate: Literal["zero", "grade"] = "zero",
         scoring: Literal["strict", "official"] = "strict",
+        tools: Sequence[str] | str = (),
         rules: EpisodeRules | None = None,
         limits: SandboxLimits | None = None,
         sandbox_options: dict[str, Any] | None = None,
@@ -131,7 +134,7 @@ class JobEnv(gymnasium.Env[str, Any]):
         if rules is None:
             try:
                 rules = EpisodeRules(max_steps=max_steps, time_limit_s=time_limit_s, on_truncate=on_truncate,
-                                     scoring=scoring)
+                                     scoring=scoring, tools=tools)
             except ValidationError as exc:
                 where, msg, _ = first_problem(exc)
                 raise ConfigError(f"JobEnv: {where}: {msg}") from None
@@ -142,6 +145,9 @@ class JobEnv(gymnasium.Env[str, Any]):
 
             if sandbox not in BACKENDS:
                 raise SandboxError(f"unknown sandbox backend {sandbox!r}; choose one of {', '.join(BACKENDS)}")
+        if "python" in rules.tools and isinstance(sandbox, str) and sandbox != "local":
+            raise ConfigError(f"JobEnv: the python tool needs the local sandbox (sandbox={sandbox!r} has no "
+                              "persistent interpreter)")
         self.sandbox_spec = sandbox
         self.sandbox_options = dict(sandbox_options or {})
         if sandbox_image is not None:
@@ -153,7 +159,7 @@ class JobEnv(gymnasium.Env[str, Any]):
         self.include_instructions = include_instructions
         self.render_mode = render_mode
         self.observation_space = AnyText()
-        self.action_space = ToolCallSpace()
+        self.action_space = ToolCallSpace(tool_names(rules.tools))
 
         from ..judge import make_judge
         from ..judge.base import check_judge
@@ -179,8 +185,8 @@ class JobEnv(gymnasium.Env[str, Any]):
         return self.rules.time_limit_s
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        """OpenAI function-calling schemas of the tools (a fresh copy)."""
-        return tool_schemas()
+        """OpenAI function-calling schemas of this env's tools (a fresh copy)."""
+        return tool_schemas(extra=self.rules.tools)
 
     @property
     def last_report(self) -> Any:

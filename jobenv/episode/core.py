@@ -124,7 +124,7 @@ class Episode:
         except BaseException:
             await self.close()
             raise
-        self._toolbox = Toolbox(sb)
+        self._toolbox = Toolbox(sb, tools=self.rules.tools)
         self._toolbox.start_clock(self.rules.time_limit_s)
 
     async def step(self, action: Any) -> Step:

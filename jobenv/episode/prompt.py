@@ -23,10 +23,10 @@ TASK_FOLDER = "/workspace/task_folder"
 OUTPUT_DIR = "/workspace/output"
 
 
-def _tool_list() -> str:
-    from ..tools import SUBMIT, TOOL_NAMES
+def _tool_list(extra: tuple[str, ...] = ()) -> str:
+    from ..tools import SUBMIT, tool_names
 
-    names = [n for n in TOOL_NAMES if n != SUBMIT]
+    names = [n for n in tool_names(extra) if n != SUBMIT]
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
@@ -48,7 +48,8 @@ def build_prompt(
         if network
         else "There is no internet access: rely on the files you were given."
     )
-    budget = (rules or EpisodeRules(max_steps=None)).describe_budget()
+    rules = rules or EpisodeRules(max_steps=None)
+    budget = rules.describe_budget()
     budget_line = f"- {budget}\n" if budget else ""
     parts = [
         "You are working on a professional task inside a sandboxed Linux workspace.\n",
@@ -69,7 +70,7 @@ def build_prompt(
         "the read tool (it shows their extracted text) or with code you run through bash, and produce such "
         "files with code as well (for example a Python script).\n"
         + budget_line,
-        f"Tools: {_tool_list()}. Paths are relative to "
+        f"Tools: {_tool_list(rules.tools)}. Paths are relative to "
         "/workspace (absolute paths must stay under it). When every deliverable is saved in the output folder, "
         "call submit: it grades the output folder and ends the episode, so call it exactly once, at the end.\n",
     ]

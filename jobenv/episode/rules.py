@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = ["EpisodeRules", "DEFAULT_MAX_STEPS"]
 
@@ -22,7 +22,8 @@ class EpisodeRules(BaseModel):
     before ``submit`` earns: ``"zero"`` (the default, as the official runners score a missing submission) or
     ``"grade"`` (its output folder is graded as if submitted). ``scoring`` picks the reward: ``"strict"``
     (``normalized_score``: rubric verdicts recomputed from the criteria) or ``"official"``
-    (``official_normalized_score``: the judge's own ``rubric_passed``).
+    (``official_normalized_score``: the judge's own ``rubric_passed``). ``tools`` adds optional tools to the
+    default toolset (``("python",)``: a persistent interpreter; a comma-separated string is read too).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -31,6 +32,14 @@ class EpisodeRules(BaseModel):
     time_limit_s: float | None = Field(default=None, gt=0, description="wall-clock seconds per episode")
     on_truncate: Literal["zero", "grade"] = Field(default="zero", description="what running out earns: zero or grade")
     scoring: Literal["strict", "official"] = Field(default="strict", description="strict or official score as reward")
+    tools: tuple[str, ...] = Field(default=(), description="optional tools to add, comma-separated: python")
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _known_tools(cls, v: Any) -> tuple[str, ...]:
+        from ..tools.table import check_tool_names
+
+        return check_tool_names(v)
 
     def describe_budget(self) -> str | None:
         """The budget and truncation rule in one sentence for the prompt; None when the episode is unlimited."""

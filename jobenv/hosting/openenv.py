@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - depends on the installation
     raise MissingExtraError("the OpenEnv server needs OpenEnv: pip install 'jobenv[openenv]'") from None
 
 from ..episode import Status
-from ..tools import TOOL_NAMES, tool_schemas
+from ..tools import TOOL_NAMES
 from .config import HOSTED_DATASETS
 from .redact import public_task_spec
 
@@ -180,7 +180,7 @@ class JobenvOpenEnv(Environment[JobenvAction, JobenvObservation, JobenvState]):
             return JobenvObservation(text=f"reset failed: {type(exc).__name__}: {exc}", status=Status.ERROR,
                                      done=True, reward=None, ok=False, split=split, metadata={"error": str(exc)})
         self._state.task_id = info["task_id"]
-        return JobenvObservation(text=prompt, tools=tool_schemas(), task_id=info["task_id"], split=split,
+        return JobenvObservation(text=prompt, tools=self._env.tool_schemas(), task_id=info["task_id"], split=split,
                                  done=False, reward=None)
 
     async def step_async(self, action: JobenvAction, timeout_s: float | None = None, **kwargs: Any) -> JobenvObservation:

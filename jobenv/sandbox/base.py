@@ -23,6 +23,7 @@ from ..errors import WorkspacePathError
 __all__ = [
     "WORKSPACE",
     "CommandResult",
+    "CellResult",
     "FileEntry",
     "SandboxLimits",
     "NetworkMode",
@@ -133,6 +134,15 @@ class CommandResult(BaseModel):
     timed_out: bool = False
     truncated: bool = False
     duration_s: float = 0.0
+
+
+class CellResult(CommandResult):
+    """What one cell of the python tool's interpreter produced: ``output`` as for a command (the cell's stdout and
+    stderr, then the repr of a final expression or the traceback). ``interpreter_alive``: the interpreter lives on
+    with its state; ``restarted``: this cell ran in a new interpreter that replaced one whose state is gone."""
+
+    interpreter_alive: bool = True
+    restarted: bool = False
 
 
 class FileEntry(BaseModel):
@@ -270,6 +280,19 @@ class Sandbox(ABC):
     @abstractmethod
     async def run(self, command: str, timeout: float | None = None) -> CommandResult:
         """Run ``command`` with ``bash -c`` in ``/workspace``; on timeout the whole process tree is killed."""
+
+    #: whether :meth:`run_python` keeps an interpreter across cells (the python tool needs it)
+    supports_python: bool = False
+
+    async def run_python(self, code: str, timeout: float | None = None) -> CellResult:
+        """Run ``code`` as a cell of the sandbox's persistent python interpreter (see :class:`CellResult`).
+
+        Backends without one (:attr:`supports_python` False) raise SandboxUnavailableError.
+        """
+        from ..errors import SandboxUnavailableError
+
+        raise SandboxUnavailableError(f"the {self.name} sandbox has no persistent python interpreter: use the "
+                                      "local sandbox for the python tool")
 
     @abstractmethod
     async def read_file(self, path: str, *, max_bytes: int | None = None) -> bytes:

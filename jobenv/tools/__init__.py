@@ -2,7 +2,7 @@
 
 Tool names and parameter names follow the OpenReward CLI toolset (``bash``, ``read``, ``write``, ``edit``,
 ``multi_edit``, ``glob``, ``grep``, ``ls``, ``todo_write``) so an agent trained here transfers; ``submit``
-ends the episode. Each tool is declared once in :data:`TOOL_SPECS` (params model, description, concurrency
+ends the episode. ``python`` (a persistent interpreter) is optional: an episode enables it through its rules. Each tool is declared once in :data:`TOOL_SPECS` (params model, description, concurrency
 flag, handler, sample calls); schemas, dispatch, the prompt's list, hosting and the env's samples read it.
 
 Paths are relative to ``/workspace``; absolute paths must stay inside it. ``..`` escapes are refused here and
@@ -24,6 +24,7 @@ from .params import (
     GrepParams,
     LsParams,
     MultiEditParams,
+    PythonParams,
     ReadParams,
     SubmitParams,
     TodoItem,
@@ -33,13 +34,16 @@ from .params import (
 from .result import ToolResult
 from .table import (
     CONCURRENT_TOOLS,
+    OPTIONAL_TOOLS,
     SUBMIT,
     TOOL_DESCRIPTIONS,
     TOOL_NAMES,
     TOOL_PARAMS,
     TOOL_SPECS,
     ToolSpec,
+    check_tool_names,
     sample_actions,
+    tool_names,
     tool_schemas,
     tool_spec,
     validate_arguments,
@@ -50,11 +54,13 @@ __all__ = [
     "SUBMIT",
     "TOOL_SPECS",
     "TOOL_NAMES",
+    "OPTIONAL_TOOLS",
     "TOOL_PARAMS",
     "TOOL_DESCRIPTIONS",
     "CONCURRENT_TOOLS",
     "ToolSpec",
     "BashParams",
+    "PythonParams",
     "ReadParams",
     "WriteParams",
     "EditParams",
@@ -71,6 +77,8 @@ __all__ = [
     "GlobPattern",
     "compile_glob",
     "sample_actions",
+    "tool_names",
+    "check_tool_names",
     "tool_schemas",
     "tool_spec",
     "validate_arguments",

@@ -14,6 +14,7 @@ __all__ = [
     "DEFAULT_READ_LIMIT",
     "MAX_PATTERN_CHARS",
     "BashParams",
+    "PythonParams",
     "ReadParams",
     "WriteParams",
     "EditParams",
@@ -46,6 +47,21 @@ class BashParams(_Params):
         default=None,
         gt=0,
         description="Seconds before the command and all its children are killed (default 120, capped at 600).",
+    )
+
+
+class PythonParams(_Params):
+    """Run a cell in the episode's persistent Python interpreter."""
+
+    code: str = Field(
+        description="Python source to run in /workspace. Variables, imports and functions persist across calls, "
+        "like notebook cells; the value of a final expression is shown."
+    )
+    timeout: float | None = Field(
+        default=None,
+        gt=0,
+        description="Seconds before the interpreter is killed and restarted, losing its state (default 120, "
+        "capped at 600).",
     )
 
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from . import params as P
 from .files import edit_file, multi_edit_file, read_file, write_file
+from .interpreter import run_python
 from .listing import find_files, grep_files, list_folder
 from .result import ToolResult
 from .shell import run_bash
@@ -30,10 +31,13 @@ __all__ = [
     "ToolSpec",
     "TOOL_SPECS",
     "TOOL_NAMES",
+    "OPTIONAL_TOOLS",
     "TOOL_PARAMS",
     "TOOL_DESCRIPTIONS",
     "CONCURRENT_TOOLS",
     "tool_spec",
+    "tool_names",
+    "check_tool_names",
     "tool_schemas",
     "tool_summary",
     "sample_actions",
@@ -47,11 +51,12 @@ Handler = Callable[["ToolContext", Any], Awaitable[ToolResult]]
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """One tool: its name, parameter model, description for the model, handler, and two derived-use flags.
+    """One tool: its name, parameter model, description for the model, handler, and three derived-use flags.
 
     ``concurrent``: the call only reads (or runs a command that must not wait on another), so a server may
     run it alongside other calls of the same session. ``examples``: read-only argument sets that are safe and
-    deterministic on a freshly reset task; they become the env's sampled actions.
+    deterministic on a freshly reset task; they become the env's sampled actions. ``optional``: off unless an
+    episode's rules name it in ``tools`` (the official toolset does not have it).
     """
 
     name: str
@@ -60,6 +65,7 @@ class ToolSpec:
     handler: Handler
     concurrent: bool = False
     examples: tuple[dict[str, Any], ...] = ()
+    optional: bool = False
 
 
 TOOL_SPECS: tuple[ToolSpec, ...] = (
@@ -69,6 +75,14 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "stdout and stderr (long output keeps its head and tail) and the exit code. Use it to run Python scripts, "
         "e.g. to read or produce xlsx/docx/pptx/pdf files or query SQLite databases.",
         run_bash, concurrent=True, examples=({"command": "pwd"},),
+    ),
+    ToolSpec(
+        "python", P.PythonParams,
+        "Run Python code in a persistent interpreter in /workspace: variables, imports and functions survive "
+        "between calls, like notebook cells. Returns what the code printed, the value of a final expression and "
+        "a traceback on error. A call that times out restarts the interpreter and loses its state; processes "
+        "the code starts do not outlive the call.",
+        run_python, optional=True,
     ),
     ToolSpec(
         "read", P.ReadParams,
@@ -127,11 +141,30 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
 )
 
 _BY_NAME: dict[str, ToolSpec] = {s.name: s for s in TOOL_SPECS}
-TOOL_NAMES: tuple[str, ...] = tuple(_BY_NAME)
+#: the default toolset (the official one plus submit), in table order
+TOOL_NAMES: tuple[str, ...] = tuple(s.name for s in TOOL_SPECS if not s.optional)
+#: tools an episode may add through its rules' ``tools``
+OPTIONAL_TOOLS: tuple[str, ...] = tuple(s.name for s in TOOL_SPECS if s.optional)
 #: parameter models of the tools that take arguments (every tool but ``submit``)
 TOOL_PARAMS: dict[str, type[BaseModel]] = {s.name: s.params for s in TOOL_SPECS if s.name != SUBMIT}
 TOOL_DESCRIPTIONS: dict[str, str] = {s.name: s.description for s in TOOL_SPECS}
 CONCURRENT_TOOLS: frozenset[str] = frozenset(s.name for s in TOOL_SPECS if s.concurrent)
+
+
+def check_tool_names(extra: Any) -> tuple[str, ...]:
+    """``extra`` as a tuple of optional tool names, in table order; ValueError naming the choices otherwise."""
+    if isinstance(extra, str):
+        extra = [t for t in extra.split(",") if t.strip()]
+    names = [str(t).strip() for t in extra or ()]
+    unknown = [n for n in names if n not in OPTIONAL_TOOLS]
+    if unknown:
+        raise ValueError(f"unknown optional tool {unknown[0]!r}: choose from {', '.join(OPTIONAL_TOOLS)}")
+    return tuple(n for n in OPTIONAL_TOOLS if n in names)
+
+
+def tool_names(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The tools of an episode that enables the optional tools ``extra``, in table order (``submit`` last)."""
+    return tuple(s.name for s in TOOL_SPECS if not s.optional or s.name in extra)
 
 
 def tool_spec(name: str) -> ToolSpec | None:
@@ -144,15 +177,16 @@ def sample_actions() -> list[dict[str, Any]]:
     return [{"name": s.name, "arguments": copy.deepcopy(a)} for s in TOOL_SPECS for a in s.examples]
 
 
-def tool_schemas(*, compact: bool = False) -> list[dict[str, Any]]:
-    """OpenAI function-calling schemas of every tool (``submit`` last), with descriptions a model can act on.
+def tool_schemas(*, compact: bool = False, extra: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """OpenAI function-calling schemas of the default tools plus the optional tools ``extra`` (``submit`` last),
+    with descriptions a model can act on.
 
     ``compact``: each tool's first sentence and no parameter descriptions (about a third of the size), for
     trainers that put the tool list in a short prompt (text-template tool calling). Built once per process;
     each call returns a fresh copy (decoded from the cached JSON: ~10x cheaper than a deep copy, and it runs
     on the event loop once per episode), so callers may modify it.
     """
-    return json.loads(_tool_schemas_json(compact))
+    return json.loads(_tool_schemas_json(compact, tuple(extra)))
 
 
 def tool_summary(name: str) -> str:
@@ -163,13 +197,13 @@ def tool_summary(name: str) -> str:
 
 
 @functools.cache
-def _tool_schemas_json(compact: bool) -> str:
-    return json.dumps(_tool_schemas(compact))
+def _tool_schemas_json(compact: bool, extra: tuple[str, ...]) -> str:
+    return json.dumps(_tool_schemas(compact, tool_names(extra)))
 
 
-def _tool_schemas(compact: bool) -> list[dict[str, Any]]:
+def _tool_schemas(compact: bool, names: tuple[str, ...]) -> list[dict[str, Any]]:
     out = []
-    for s in TOOL_SPECS:
+    for s in (_BY_NAME[n] for n in names):
         if not s.params.model_fields:
             params: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
         else:
@@ -239,11 +273,12 @@ def _format_validation_error(spec: ToolSpec, exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
-def validate_arguments(name: str, arguments: Any) -> BaseModel | str:
-    """Validate ``arguments`` for tool ``name``: the params model, or an error message for the model."""
+def validate_arguments(name: str, arguments: Any, extra: tuple[str, ...] = ()) -> BaseModel | str:
+    """Validate ``arguments`` for tool ``name`` of an episode with the optional tools ``extra``: the params model,
+    or an error message for the model."""
     spec = _BY_NAME.get(name) if isinstance(name, str) else None
-    if spec is None:
-        return f"Error: unknown tool {name!r}. Available tools: {', '.join(TOOL_NAMES)}."
+    if spec is None or (spec.optional and spec.name not in extra):
+        return f"Error: unknown tool {name!r}. Available tools: {', '.join(tool_names(extra))}."
     if arguments is None:
         arguments = {}
     if spec.name == SUBMIT:

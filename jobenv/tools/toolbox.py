@@ -18,10 +18,12 @@ class Toolbox:
     """The tools of one episode over one started sandbox; holds the episode's todo list.
 
     ``call`` validates the arguments with the tool's params model and never raises for agent-caused problems.
+    ``tools`` names the optional tools (:data:`~jobenv.tools.OPTIONAL_TOOLS`) it also serves.
     """
 
-    def __init__(self, sandbox: Sandbox, *, read_char_budget: int | None = None) -> None:
+    def __init__(self, sandbox: Sandbox, *, read_char_budget: int | None = None, tools: tuple[str, ...] = ()) -> None:
         self.sandbox = sandbox
+        self.tools = tuple(tools)  # the optional tools this episode enables
         self.todos: list[dict[str, Any]] = []
         self.deadline: float | None = None  # time.monotonic() value after which tool work is cut short
         self.started: float | None = None  # when the episode's clock started (start_clock)
@@ -52,7 +54,7 @@ class Toolbox:
 
     async def call(self, name: str, arguments: Any = None) -> ToolResult:
         """Run tool ``name``; errors of any kind come back as ``ToolResult(ok=False)`` with an explanation."""
-        params = validate_arguments(name, arguments)
+        params = validate_arguments(name, arguments, self.tools)
         if isinstance(params, str):
             return ToolResult(name=str(name), text=params, ok=False, metadata={"error": "invalid_arguments"})
         spec = tool_spec(name)

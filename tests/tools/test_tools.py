@@ -297,10 +297,11 @@ def test_validate_arguments_round_trips_schema_examples():
         "edit": {"file_path": "a", "old_string": "x", "new_string": "y"},
         "multi_edit": {"file_path": "a", "edits": [{"old_string": "x", "new_string": "y"}]},
         "glob": {"pattern": "*"}, "grep": {"pattern": "x"}, "ls": {}, "todo_write": {"todos": []},
+        "python": {"code": "1"},
     }
     assert set(samples) == set(TOOL_PARAMS)
     for name, args in samples.items():
-        assert not isinstance(validate_arguments(name, args), str), name
+        assert not isinstance(validate_arguments(name, args, ("python",)), str), name
     with pytest.raises(ValidationError):
         TOOL_PARAMS["bash"].model_validate({})
 

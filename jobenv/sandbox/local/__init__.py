@@ -57,7 +57,7 @@ from typing import IO, Any
 
 from ...errors import SandboxDiedError, SandboxError, SandboxUnavailableError
 from .. import _fs, _net
-from ..base import WORKSPACE, CommandResult, FileEntry, OutputCapture, Sandbox, SandboxLimits
+from ..base import WORKSPACE, CellResult, CommandResult, FileEntry, OutputCapture, Sandbox, SandboxLimits
 from ..gc import host_tempdir
 from . import _mounts
 from ._agent import CONTROLLER
@@ -101,6 +101,7 @@ class LocalSandbox(Sandbox):
     """Bubblewrap sandbox (see the module docstring). ``LocalSandbox(limits, unsafe_no_isolation=False)``."""
 
     name = "local"
+    supports_python = True
 
     @classmethod
     def start_slots(cls) -> int:
@@ -439,7 +440,37 @@ class LocalSandbox(Sandbox):
             self._check_running()
             return await self._run_locked(command, t)
 
+    async def run_python(self, code: str, timeout: float | None = None) -> CellResult:
+        """Run ``code`` as a cell of this sandbox's persistent python interpreter (started on first use).
+
+        Output, a final expression's repr and a traceback come back as ``output``; ``exit_code`` 0 (ran), 1
+        (raised), 124 with ``timed_out`` (killed: the next cell starts a fresh interpreter) or the status of an
+        interpreter that exited. Raises SandboxError if the sandbox is not running or died.
+        """
+        self._check_running()
+        t = self.limits.clamp_timeout(timeout)
+        async with self._lock():
+            self._check_running()
+            status, res = await self._exchange(b"P", code.encode("utf-8", "surrogateescape"), t)
+        parts = status.split()
+        if len(parts) != 3 or not all(p.lstrip("-").isdigit() for p in parts):
+            raise self._died("the sandbox died (its agent process exited); start a new one")
+        rc, alive, restarted = (int(p) for p in parts)
+        if res.timed_out:
+            rc = 124
+        return CellResult(**res.model_dump(exclude={"exit_code"}), exit_code=rc, interpreter_alive=bool(alive),
+                          restarted=bool(restarted))
+
     async def _run_locked(self, command: str, t: float) -> CommandResult:
+        status, res = await self._exchange(b"R", command.encode("utf-8", "surrogateescape"), t)
+        if not status.strip().lstrip("-").isdigit():
+            raise self._died("the sandbox died (its agent process exited); start a new one")
+        if not res.timed_out:
+            res.exit_code = int(status)  # timed out: 124 like coreutils `timeout`; callers word the note themselves
+        return res
+
+    async def _exchange(self, kind: bytes, data: bytes, t: float) -> tuple[str, CommandResult]:
+        """Send one request frame; collect the output until its status line (the line and the capped output)."""
         loop = asyncio.get_running_loop()
         cap = OutputCapture(self.limits.output_chars)
         out_fd, st_fd = self._out, self._status
@@ -482,9 +513,8 @@ class LocalSandbox(Sandbox):
         timed_out = False
         try:
             try:
-                data = command.encode("utf-8", "surrogateescape")
                 assert self._stdin is not None
-                self._stdin.write(b"R" + len(data).to_bytes(8, "big") + data)
+                self._stdin.write(kind + len(data).to_bytes(8, "big") + data)
                 self._stdin.flush()
             except OSError as exc:
                 raise self._died(f"the sandbox is gone (cannot send the command: {exc.strerror})") from None
@@ -518,14 +548,9 @@ class LocalSandbox(Sandbox):
             if not chunk:
                 break
             cap.add(chunk)
-        if not status.strip().lstrip("-").isdigit():
-            raise self._died("the sandbox died (its agent process exited); start a new one")
-        rc = int(status)
         text, truncated = cap.text()
-        if timed_out:
-            rc = 124  # like coreutils `timeout`; callers see ``timed_out`` and word the note themselves
-        return CommandResult(output=text, exit_code=rc, timed_out=timed_out, truncated=truncated,
-                             duration_s=round(time.monotonic() - t0, 6))
+        return status, CommandResult(output=text, exit_code=124, timed_out=timed_out, truncated=truncated,
+                                     duration_s=round(time.monotonic() - t0, 6))
 
     def _request_kill(self) -> None:
         """Ask the controller to kill the running command (it answers with the command's status)."""
