@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up jobenv on a fresh Linux machine: a virtual environment in .venv with the package and its
-# dependencies. With --dev it also installs the test tools and, as root, the system packages the test
+# dependencies, and the sandbox's toolchain (`jobenv toolchain install`). With --dev it also installs the test tools and, as root, the system packages the test
 # suite uses (debootstrap to build the Docker test image, chromium to open the HTML report, LibreOffice
 # Calc headless to recalculate workbook formulas as the official judge does, passt for the sandbox's
 # network="web" mode, iproute2 for the network tests).
@@ -43,4 +43,7 @@ if [ "$dev" = 1 ]; then
 else
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[all]"
 fi
+# the knowledge worker's toolchain for the local sandbox (pinned Python packages in a venv under
+# ~/.cache/jobenv-toolchain, ~1.2 GB; as root also the Debian packages of its command-line tools); kept when present
+.venv/bin/jobenv toolchain install
 echo "setup.sh: ready ($(.venv/bin/python --version), jobenv $(.venv/bin/python -c 'import jobenv; print(jobenv.__version__)'))"

@@ -32,6 +32,7 @@ from . import (
     rollout,
     serve,
     tasks,
+    toolchain,
     validate,
 )
 from ._common import DefaultsFormatter, NoOptions, OneLineParser, rule_fields
@@ -40,7 +41,7 @@ __all__ = ["COMMANDS", "build_parser", "main", "options_for"]
 
 COMMANDS: tuple[ModuleType, ...] = (
     list_envs, tasks, validate, download, demo, judge, rollout, report, regrade, export_trajectories, serve, generate, gc,
-    build_image,
+    build_image, toolchain,
 )
 _BY_NAME = {m.NAME: m for m in COMMANDS}
 

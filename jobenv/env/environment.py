@@ -134,7 +134,7 @@ class JobEnv(gymnasium.Env[str, Any]):
         if rules is None:
             try:
                 rules = EpisodeRules(max_steps=max_steps, time_limit_s=time_limit_s, on_truncate=on_truncate,
-                                     scoring=scoring, tools=tools)
+                                     scoring=scoring, tools=tools)  # type: ignore[arg-type]  # validated: a list or "a,b"
             except ValidationError as exc:
                 where, msg, _ = first_problem(exc)
                 raise ConfigError(f"JobEnv: {where}: {msg}") from None

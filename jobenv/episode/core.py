@@ -73,8 +73,9 @@ class Episode:
         """The first message: the task's instructions with the budget these rules allow."""
         from .prompt import build_prompt
 
+        software = self._sandbox.software_note() if self._sandbox is not None else None
         return build_prompt(self.task, rules=self.rules, network=self._network,
-                            include_instructions=self._include_instructions)
+                            include_instructions=self._include_instructions, software=software)
 
     @property
     def sandbox(self) -> Sandbox | None:

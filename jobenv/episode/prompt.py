@@ -36,12 +36,14 @@ def build_prompt(
     rules: EpisodeRules | None = None,
     network: bool = False,
     include_instructions: bool = True,
+    software: str | None = None,
 ) -> str:
     """The full first message for ``task``.
 
     ``network`` says whether the sandbox can reach the internet (the prompt then allows online search);
     ``rules`` (default: unlimited) are stated so the agent can budget, with the truncation rule in force; ``include_instructions`` embeds the
-    text of TASK_INSTRUCTIONS.txt after the wrapper (the file stays in the task folder either way).
+    text of TASK_INSTRUCTIONS.txt after the wrapper (the file stays in the task folder either way); ``software``
+    is the sandbox's own account of its software (:meth:`~jobenv.sandbox.base.Sandbox.software_note`).
     """
     outside = (
         "You may also look up public information online."
@@ -69,6 +71,7 @@ def build_prompt(
         "- Binary formats (xlsx, docx, pptx, pdf, SQLite .db) cannot be handled as plain text: open them with "
         "the read tool (it shows their extracted text) or with code you run through bash, and produce such "
         "files with code as well (for example a Python script).\n"
+        + (software or "")
         + budget_line,
         f"Tools: {_tool_list(rules.tools)}. Paths are relative to "
         "/workspace (absolute paths must stay under it). When every deliverable is saved in the output folder, "

@@ -281,6 +281,11 @@ class Sandbox(ABC):
     async def run(self, command: str, timeout: float | None = None) -> CommandResult:
         """Run ``command`` with ``bash -c`` in ``/workspace``; on timeout the whole process tree is killed."""
 
+    def software_note(self) -> str | None:
+        """The prompt's line on the software inside (python3's modules, command-line tools, what is absent); None
+        when the backend cannot tell (yet). Never raises."""
+        return None
+
     #: whether :meth:`run_python` keeps an interpreter across cells (the python tool needs it)
     supports_python: bool = False
 

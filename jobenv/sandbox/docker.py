@@ -67,6 +67,7 @@ _IMAGE_PROBE = (
     "| head -n 1"
 )
 _CLEAN_IMAGES: set[str] = set()
+_SOFTWARE: dict[str, str | None] = {}  # image id -> the prompt's software note (probed once per process)
 # $1 command, $2 timeout seconds. The watchdog starts first (before a fork bomb can use up the pids); when it
 # fires it prints a marker on the exec's stderr and kills everything but PID 1 (itself included last).
 _WRAPPER = r"""
@@ -139,6 +140,7 @@ class DockerSandbox(Sandbox):
     def __init__(self, limits: SandboxLimits | None = None, *, image: str = DEFAULT_IMAGE, base_url: str | None = None) -> None:
         self.limits = limits or SandboxLimits()
         self.image = image
+        self._image_id = ""
         self.base_url = base_url
         self._state: dict[str, Any] = {"closed": False}
         self._finalizer = weakref.finalize(self, _finalize, self._state)
@@ -169,9 +171,27 @@ class DockerSandbox(Sandbox):
         try:
             async with type(self).start_gate():
                 await self._call(self._start_blocking, task_folder)
+            if self._image_id not in _SOFTWARE:
+                await self._probe_software()
         except BaseException:
             _finalize(self._state)
             raise
+
+    async def _probe_software(self) -> None:
+        """What the image offers, probed once per image per process (the prompt's note reads it)."""
+        from . import toolchain
+
+        res = await self.run(toolchain.probe_command(), timeout=120)
+        try:
+            report = toolchain.probe_report(self.name, res.output)
+        except SandboxError:
+            _SOFTWARE[self._image_id] = None  # an image without python3: the note is left out
+            return
+        present = {t.name for t in report.tools if t.present}
+        _SOFTWARE[self._image_id] = toolchain.software_note(report.python, sorted(present), sorted(present))
+
+    def software_note(self) -> str | None:
+        return _SOFTWARE.get(self._image_id)
 
     def _start_blocking(self, task_folder: Path | None) -> None:
         import docker
@@ -186,6 +206,7 @@ class DockerSandbox(Sandbox):
             policy = _net.NetworkPolicy.from_limits(lim)
         try:
             image = client.images.get(self.image)
+            self._image_id = image.id
         except docker.errors.ImageNotFound:
             raise SandboxError(
                 f"Docker image {self.image!r} is not present; build it with `jobenv build-image` "

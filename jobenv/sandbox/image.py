@@ -49,8 +49,9 @@ def dockerfile_dir() -> Path:
 
 
 def _package_list(name: str) -> list[str]:
-    lines = (dockerfile_dir() / name).read_text(encoding="utf-8").splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    from .toolchain import package_list
+
+    return package_list(name)
 
 
 def base_image() -> str:

@@ -440,6 +440,14 @@ class LocalSandbox(Sandbox):
             self._check_running()
             return await self._run_locked(command, t)
 
+    def software_note(self) -> str | None:
+        from .. import toolchain
+
+        try:
+            return toolchain.software_note(*toolchain.host_software(_mounts.interpreter()))
+        except Exception:
+            return None
+
     async def run_python(self, code: str, timeout: float | None = None) -> CellResult:
         """Run ``code`` as a cell of this sandbox's persistent python interpreter (started on first use).
 

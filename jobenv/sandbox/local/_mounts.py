@@ -111,15 +111,28 @@ def _etc_snapshot() -> str:
 
 
 def interpreter() -> str:
-    """This interpreter's path as a sandbox can use it: absolute and without ``..`` (``cd runs && ../.venv/bin/python``
-    gives ``/x/runs/../.venv/bin/python``, whose ``runs`` does not exist inside), symlinks kept (a venv is found
-    through its own ``bin/python``)."""
+    """The sandbox's interpreter: the installed toolchain's (:mod:`jobenv.sandbox.toolchain`), else this one's path
+    as a sandbox can use it: absolute and without ``..`` (``cd runs && ../.venv/bin/python`` gives
+    ``/x/runs/../.venv/bin/python``, whose ``runs`` does not exist inside), symlinks kept (a venv is found through
+    its own ``bin/python``)."""
+    from ..toolchain import active_toolchain
+
+    tc = active_toolchain()
+    if tc is not None:
+        return tc.python
     return os.path.normpath(os.path.abspath(sys.executable))
 
 
 def python_dirs() -> list[str]:
-    """Directories that make this interpreter (and its installed packages) work inside the sandbox."""
-    prefix, base = os.path.normpath(sys.prefix), os.path.normpath(sys.base_prefix)
+    """Directories that make the sandbox's interpreter (and its installed packages) work inside the sandbox: the
+    toolchain and the prefix it was made from, or this interpreter's prefix(es)."""
+    from ..toolchain import active_toolchain
+
+    tc = active_toolchain()
+    if tc is not None:
+        prefix, base = os.path.normpath(tc.root), os.path.normpath(tc.base_prefix)
+    else:
+        prefix, base = os.path.normpath(sys.prefix), os.path.normpath(sys.base_prefix)
     dirs = {os.path.realpath(prefix), os.path.realpath(base), prefix, base}
     exe = os.path.realpath(interpreter())
     if not any(exe.startswith(d.rstrip("/") + "/") for d in dirs):

@@ -7,7 +7,8 @@ starts inherits them). A request is an 8-byte big-endian length and the cell's U
 line on fd 4: ``0`` (the cell ran) or ``1`` (it raised). Like a notebook cell, a final expression's ``repr`` is
 printed (and kept as ``_``); an exception prints its traceback without this loop's own frames; ``sys.exit`` and
 ``exit()`` are reported, not obeyed, so the state survives them. Output is unbuffered (``python3 -u``) so stdout
-and stderr interleave in the order they were written.
+and stderr interleave in the order they were written. Processes a cell starts are killed when it ends (by the
+controller); the next cell first collects them, so a ``Popen`` kept from an earlier cell reports exit status 0.
 """
 
 from __future__ import annotations
@@ -50,6 +51,12 @@ while True:
     source = read_exact(int.from_bytes(read_exact(8), 'big')).decode('utf-8', 'surrogateescape')
     cell += 1
     name = '<cell %d>' % cell
+    while True:  # children of earlier cells were killed after their cell: collect them, freeing process slots
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                break
+        except ChildProcessError:
+            break
     status = 0
     try:
         run(source, name)
