@@ -61,6 +61,17 @@ def cache_dir() -> Path:
     return Path(value).expanduser() if value else _home_cache()
 
 
+def toolchain_dir(tag: str) -> Path | None:
+    """``$JOBENV_TOOLCHAIN`` (``none``: no toolchain) if set, else ``~/.cache/jobenv-toolchain/<tag>`` (beside the
+    cache, not inside it: sandboxes mount the toolchain, and never the cache)."""
+    value = get("JOBENV_TOOLCHAIN")
+    if value is not None and value.strip().lower() in ("none", "off", "0"):
+        return None
+    if value:
+        return Path(value).expanduser().absolute()
+    return Path.home() / ".cache" / "jobenv-toolchain" / tag
+
+
 def host_only_dirs() -> list[Path]:
     """The folders of this user's jobenv data and caches (set or default), which no sandbox may show."""
     return [data_dir(), cache_dir(), _home_cache()]

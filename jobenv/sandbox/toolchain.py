@@ -36,7 +36,8 @@ from ..errors import SandboxError
 
 __all__ = [
     "TOOLCHAIN_VERSION", "MODULES", "COMMANDS", "PROBE", "ToolchainManifest", "ToolStatus", "ToolchainReport",
-    "package_list", "toolchain_dir", "active_toolchain", "install", "probe_report", "software_note",
+    "package_list", "toolchain_dir", "active_toolchain", "install", "probe_report", "probe_command", "software_note",
+    "local_software_note",
 ]
 
 TOOLCHAIN_VERSION = "1"
@@ -58,7 +59,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("git", "git"), ("zip", "zip"), ("unzip", "unzip"),
 )
 # Debian packages a host toolchain also wants (no command of their own: LibreOffice's other apps, fonts)
-_HOST_EXTRAS = ("libreoffice-calc-nogui", "libreoffice-impress-nogui", "fonts-dejavu-core", "fonts-liberation")
+_HOST_EXTRAS = ("libreoffice-writer-nogui", "libreoffice-calc-nogui", "libreoffice-impress-nogui", "fonts-dejavu-core", "fonts-liberation")
 
 # Runs inside a sandbox with its python3: JSON of every expected module's and command's version (null: absent).
 PROBE = r"""
@@ -134,13 +135,7 @@ def package_list(name: str) -> list[str]:
 
 def toolchain_dir() -> Path | None:
     """Where the toolchain lives: ``$JOBENV_TOOLCHAIN`` (``none``: nowhere) or the default under ``~/.cache``."""
-    value = settings.get("JOBENV_TOOLCHAIN")
-    if value is not None and value.strip().lower() in ("none", "off", "0"):
-        return None
-    if value:
-        return Path(value).expanduser().absolute()
-    tag = f"{TOOLCHAIN_VERSION}-py{sys.version_info.major}{sys.version_info.minor}"
-    return Path.home() / ".cache" / "jobenv-toolchain" / tag
+    return settings.toolchain_dir(f"{TOOLCHAIN_VERSION}-py{sys.version_info.major}{sys.version_info.minor}")
 
 
 class Toolchain(BaseModel):
@@ -291,11 +286,14 @@ def software_note(python: str | None, modules: list[str], commands: list[str]) -
     return text + "\n"
 
 
-def host_software(python_exe: str) -> tuple[str, list[str], list[str]]:
-    """(python version, modules present, commands present) of a local sandbox on ``python_exe``, read on the
-    host: the toolchain's manifest, or jobenv's own interpreter's metadata; commands on the sandbox's PATH
-    (``/usr`` is the host's). Cached per interpreter for the process."""
-    return _host_software(python_exe)
+def local_software_note(python_exe: str) -> str | None:
+    """:func:`software_note` of a local sandbox on ``python_exe``, read on the host: the toolchain's manifest, or
+    jobenv's own interpreter's metadata; commands on the sandbox's PATH (``/usr`` is the host's). Cached per
+    interpreter for the process; None (never an exception) when it cannot be read."""
+    try:
+        return software_note(*_host_software(python_exe))
+    except Exception:
+        return None
 
 
 @functools.lru_cache(maxsize=4)

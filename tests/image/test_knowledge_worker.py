@@ -57,3 +57,19 @@ def test_full_episode_on_the_image_earns_full_reward(knowledge_worker_image: str
         assert reward == pytest.approx(1.0), info.get("report")
     finally:
         env.close()
+
+
+def test_toolchain_check_in_the_image_finds_nothing_missing(knowledge_worker_image: str) -> None:
+    import subprocess
+    import sys
+
+    from jobenv.sandbox import toolchain
+
+    proc = subprocess.run([sys.executable, "-m", "jobenv.cli", "toolchain", "check", "--sandbox", "docker",
+                           "--sandbox-image", knowledge_worker_image, "--json"],
+                          capture_output=True, text=True, timeout=600)
+    report = toolchain.ToolchainReport.model_validate_json(proc.stdout)
+    assert proc.returncode == 0 and report.missing == [] and report.backend == "docker", proc.stdout + proc.stderr
+    pins = dict(line.split("==") for line in toolchain.package_list("requirements.txt"))
+    versions = {t.name: t.version for t in report.tools}
+    assert all(versions[m] == pins[d] for m, d in toolchain.MODULES)  # the same pinned list as the local toolchain

@@ -188,7 +188,9 @@ class LocalSandbox(Sandbox):
         # this interpreter's bin dir first: `python3` inside is the jobenv environment (with its packages)
         return {"PATH": f"{os.path.dirname(_mounts.interpreter())}:{_PATH}", "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp",
                 "SHELL": "/bin/bash", "USER": "root", "TERM": "dumb", "PYTHONDONTWRITEBYTECODE": "1",
-                "MPLBACKEND": "Agg", "WORKSPACE": ws}
+                "MPLBACKEND": "Agg", "WORKSPACE": ws,
+                # LibreOffice's profile: its default needs a passwd entry, which the commands' uid has not
+                "UserInstallation": "file:///tmp/.libreoffice"}
 
     async def start(self, task_folder: Path | None) -> None:
         """Launch the sandbox and stage ``task_folder``.
@@ -441,12 +443,9 @@ class LocalSandbox(Sandbox):
             return await self._run_locked(command, t)
 
     def software_note(self) -> str | None:
-        from .. import toolchain
+        from ..toolchain import local_software_note
 
-        try:
-            return toolchain.software_note(*toolchain.host_software(_mounts.interpreter()))
-        except Exception:
-            return None
+        return local_software_note(_mounts.interpreter())
 
     async def run_python(self, code: str, timeout: float | None = None) -> CellResult:
         """Run ``code`` as a cell of this sandbox's persistent python interpreter (started on first use).
