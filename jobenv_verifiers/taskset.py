@@ -178,6 +178,7 @@ class JobenvTaskset(vf.Taskset[JobenvTask, JobenvTasksetConfig]):
         from jobenv.episode.prompt import build_prompt
         from jobenv.registry import load_tasks
         from jobenv.sandbox.base import SandboxLimits
+        from jobenv.sandbox.local import local_software_note
         from jobenv.tasks import select_tasks
 
         cfg = self.config
@@ -185,12 +186,14 @@ class JobenvTaskset(vf.Taskset[JobenvTask, JobenvTasksetConfig]):
         unique = len({t.id for t in tasks}) == len(tasks)  # jobbench/all repeats ids across its two splits
         rules = cfg.task.tools.rules
         network = SandboxLimits().web  # what JobEnv tells the agent for the default limits
+        # the local sandbox's software line, read on the host (a Docker image's is known only once one runs)
+        software = local_software_note() if cfg.task.tools.sandbox == "local" else None
         for task in tasks:
             yield JobenvTask(
                 JobenvData(
                     id=task.id if unique else task.uid,
                     name=task.uid,
-                    prompt=build_prompt(task, rules=rules, network=network),
+                    prompt=build_prompt(task, rules=rules, network=network, software=software),
                     env_id=cfg.env_id,
                     task_uid=task.uid,
                 ),

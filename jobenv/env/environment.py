@@ -145,9 +145,11 @@ class JobEnv(gymnasium.Env[str, Any]):
 
             if sandbox not in BACKENDS:
                 raise SandboxError(f"unknown sandbox backend {sandbox!r}; choose one of {', '.join(BACKENDS)}")
-        if "python" in rules.tools and isinstance(sandbox, str) and sandbox != "local":
-            raise ConfigError(f"JobEnv: the python tool needs the local sandbox (sandbox={sandbox!r} has no "
-                              "persistent interpreter)")
+        if isinstance(sandbox, str):
+            try:
+                rules.check_backend(sandbox)
+            except ConfigError as exc:
+                raise ConfigError(f"JobEnv: {exc}") from None
         self.sandbox_spec = sandbox
         self.sandbox_options = dict(sandbox_options or {})
         if sandbox_image is not None:

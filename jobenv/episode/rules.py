@@ -41,6 +41,15 @@ class EpisodeRules(BaseModel):
 
         return check_tool_names(v)
 
+    def check_backend(self, backend: str) -> None:
+        """ConfigError when an enabled tool needs what sandbox ``backend`` lacks: the python tool's persistent
+        interpreter exists in the local sandbox only."""
+        if "python" in self.tools and backend != "local":
+            from ..errors import ConfigError
+
+            raise ConfigError(f"the python tool needs the local sandbox (sandbox={backend!r} has no persistent "
+                              "interpreter)")
+
     def describe_budget(self) -> str | None:
         """The budget and truncation rule in one sentence for the prompt; None when the episode is unlimited."""
         parts = []

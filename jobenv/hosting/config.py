@@ -153,6 +153,11 @@ class ServeConfig(BaseModel):
                                                   image=data.pop("sandbox_image", None), **options)
         return data
 
+    @model_validator(mode="after")
+    def _tools_fit_the_sandbox(self) -> ServeConfig:
+        self.rules.check_backend(self.sandbox.backend)
+        return self
+
     @classmethod
     def from_env(cls, *, sandbox: str | None = None, sandbox_image: str | None = None,
                  rules: EpisodeRules | None = None, **overrides: Any) -> ServeConfig:

@@ -36,7 +36,7 @@ except ImportError:  # pragma: no cover - depends on the installation
     raise MissingExtraError("hosting needs the openreward SDK: pip install 'jobenv[hosting]'") from None
 
 from ..episode import Episode, ErrorKind, Outcome, Status, Step
-from ..tools import CONCURRENT_TOOLS, SUBMIT, TOOL_NAMES, tool_schemas
+from ..tools import CONCURRENT_TOOLS, OPTIONAL_TOOLS, SUBMIT, TOOL_NAMES, tool_names, tool_schemas
 from .config import HOSTED_DATASETS, HostedDataset, ServeConfig
 from .redact import PrivateText, private_texts, public_task_spec, redact_report
 from .runtime import Runtime
@@ -65,7 +65,8 @@ class UnknownToolCall(BaseModel):
     arguments: Any = None
 
 
-_LOCAL_SCHEMAS = {compact: {s["function"]["name"]: s["function"] for s in tool_schemas(compact=compact)}
+_LOCAL_SCHEMAS = {compact: {s["function"]["name"]: s["function"]
+                            for s in tool_schemas(compact=compact, extra=OPTIONAL_TOOLS)}
                   for compact in (False, True)}
 
 
@@ -125,7 +126,10 @@ class JobenvEnvironment(Environment):
     def get_prompt(self) -> list[Any]:
         from ..episode.prompt import build_prompt
 
-        # hosted sandboxes use the default limits (no network), so the prompt says what the env's default says
+        # the episode's own prompt (with its sandbox's software line), as the local env gives it; before setup the
+        # same wrapper without that line. Hosted sandboxes use the default limits (no network), as the env's default
+        if self._episode is not None:
+            return [TextBlock(text=self._episode.prompt)]
         return [TextBlock(text=build_prompt(self._task, rules=self._rt.rules))]
 
     # ---- session life cycle -----------------------------------------------------------------------------
@@ -178,7 +182,7 @@ class JobenvEnvironment(Environment):
     async def _call_tool(self, name: str, input: Any) -> Any:
         """SDK hook: a name that is not one of jobenv's tools is answered like the local env (an observation),
         still under the SDK's session lock and finished latch."""
-        if name not in TOOL_NAMES:
+        if name not in tool_names(self._rt.rules.tools):
             payload = {"requested": str(name), "arguments": input}
             return await self._invoke_tool_fn(name, self._unknown_tool, payload, time.monotonic())
         return await super()._call_tool(name, input)
@@ -269,9 +273,12 @@ for _name in TOOL_NAMES:
 del _name
 
 
-def compact_tool_methods() -> dict[str, Any]:
-    """The tool methods listed compactly, to set on a configured class (``ServeConfig.compact_tools``)."""
-    return {name: _tool_method(name, compact=True) for name in TOOL_NAMES}
+def tool_methods(*, compact: bool, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The tool methods to set on a configured class: listed compactly (``ServeConfig.compact_tools``) and/or with
+    the optional tools the rules enable (``rules.tools``); empty when neither applies (the class's own)."""
+    if not compact and not extra:
+        return {}
+    return {name: _tool_method(name, compact=compact) for name in tool_names(extra)}
 
 
 def _dataset(key: str) -> HostedDataset:

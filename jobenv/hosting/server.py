@@ -19,9 +19,9 @@ __all__ = ["make_server", "serve", "configured_classes", "RequireApiKey"]
 
 def configured_classes(runtime: Runtime) -> list[type]:
     """One subclass per served route of the module-level class, bound to ``runtime`` (first = default route)."""
-    from .environments import ENVIRONMENT_CLASSES, compact_tool_methods
+    from .environments import ENVIRONMENT_CLASSES, tool_methods
 
-    tools = compact_tool_methods() if runtime.config.compact_tools else {}
+    tools = tool_methods(compact=runtime.config.compact_tools, extra=runtime.rules.tools)
     out: list[type] = []
     for ds in runtime.datasets:
         base = ENVIRONMENT_CLASSES[ds.route]

@@ -110,13 +110,13 @@ def test_unknown_split_is_a_client_error(serve: ServeProcess, orclient: Any) -> 
 def test_tool_schemas_are_the_local_ones(serve: ServeProcess, orclient: Any) -> None:
     from openreward.api.environments.client import sanitize_tool_schema
 
-    from jobenv.tools import tool_schemas
+    from jobenv.tools import OPTIONAL_TOOLS, tool_schemas
 
     local = {s["function"]["name"]: s["function"] for s in tool_schemas()}
     # what the server sends is exactly the local schema ...
     status, raw_body = serve.get(f"/{SAMPLE}/tools")
     served = {t["name"]: t for t in json.loads(raw_body)["tools"]}
-    assert set(served) == set(local) == set(TOOL_PARAMS) | {"submit"}
+    assert set(served) == set(local) == (set(TOOL_PARAMS) - set(OPTIONAL_TOOLS)) | {"submit"}
     for name, spec in local.items():
         assert served[name]["description"] == spec["description"], name
         assert served[name]["input_schema"] == spec["parameters"], name

@@ -76,6 +76,29 @@ def test_prompt_matches_the_local_env(limited: ServeProcess, orclient: Any) -> N
     assert hosted == local_prompt
 
 
+def test_python_tool_is_served_when_the_rules_enable_it(tmp_path: Path, orclient: Any) -> None:
+    srv = ServeProcess(tmp_path, args=["--envs", "sample", "--tools", "python"])
+    try:
+        handle = env_handle(orclient, srv)
+        assert "python" in {t["name"] for t in handle.list_tools(format="openai")}
+        with handle.session(split="sample", index=0) as s:
+            prompt = "\n".join(b.text for b in s.get_prompt())
+            assert "python" in next(ln for ln in prompt.splitlines() if ln.startswith("Tools:"))
+            first = s.call_tool("python", {"code": "kept = 6 * 7"})
+            second = s.call_tool("python", {"code": "kept"})
+            assert first.finished is False and second.blocks[0].text.strip() == "42"  # one interpreter per session
+    finally:
+        srv.stop()
+    # and a server whose rules enable it on a backend without an interpreter does not start
+    (tmp_path / "docker").mkdir()
+    refused = ServeProcess(tmp_path / "docker", sandbox="docker", args=["--envs", "sample", "--tools", "python"],
+                           wait=False)
+    try:
+        assert refused.wait_exit(60) == 2 and "python tool needs the local sandbox" in refused.log()
+    finally:
+        refused.stop()
+
+
 def test_idle_session_is_closed_and_counted(limited: ServeProcess, orclient: Any) -> None:
     with env_handle(orclient, limited).session(split="sample", index=1) as s:
         s.call_tool("ls", {"path": "task_folder"})

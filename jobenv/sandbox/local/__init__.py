@@ -62,13 +62,13 @@ from ..gc import host_tempdir
 from . import _mounts
 from ._agent import CONTROLLER
 from ._cgroups import SANDBOX_PREFIX, gc_local, memory_unbounded_message, setup_cgroups
-from ._mounts import remove_etc_snapshot
+from ._mounts import local_software_note, remove_etc_snapshot
 from ._seccomp import program as seccomp_program
 from ._spawn import spawner, unavailable_error, verify_started
 from ._stop import stop, teardown
 from ._userns import sandbox_ids, shared_userns
 
-__all__ = ["LocalSandbox", "bwrap_binary", "gc_local", "remove_etc_snapshot"]
+__all__ = ["LocalSandbox", "bwrap_binary", "gc_local", "remove_etc_snapshot", "local_software_note"]
 
 _PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 _counter = itertools.count()
@@ -443,9 +443,7 @@ class LocalSandbox(Sandbox):
             return await self._run_locked(command, t)
 
     def software_note(self) -> str | None:
-        from ..toolchain import local_software_note
-
-        return local_software_note(_mounts.interpreter())
+        return local_software_note()
 
     async def run_python(self, code: str, timeout: float | None = None) -> CellResult:
         """Run ``code`` as a cell of this sandbox's persistent python interpreter (started on first use).

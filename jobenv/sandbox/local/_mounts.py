@@ -32,7 +32,7 @@ from ...errors import SandboxError
 from ..gc import host_tempdir
 
 __all__ = [
-    "interpreter", "closed_python_dirs", "parents_to_make", "etc_snapshot", "remove_etc_snapshot", "python_dirs", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible",
+    "interpreter", "local_software_note", "closed_python_dirs", "parents_to_make", "etc_snapshot", "remove_etc_snapshot", "python_dirs", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible",
 ]
 
 _ETC = [
@@ -121,6 +121,13 @@ def interpreter() -> str:
     if tc is not None:
         return tc.python
     return os.path.normpath(os.path.abspath(sys.executable))
+
+
+def local_software_note() -> str | None:
+    """The prompt's software line of a local sandbox started now (read on the host; never raises)."""
+    from ..toolchain import local_software_note as note
+
+    return note(interpreter())
 
 
 def python_dirs() -> list[str]:
