@@ -22,7 +22,7 @@ HELP = "install the local sandbox's toolchain (Python packages and tools), or ch
 class Options:
     action: Literal["install", "check"]
     path: str | None
-    apt: bool | None
+    apt: Literal["auto", "yes", "no"]
     force: bool
     sandbox: str | None
     sandbox_image: str | None
@@ -34,14 +34,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="install: build the toolchain (~1.2 GB); check: list, from inside a sandbox, every "
                         "expected module and command with its version and what is missing (exit 1 if any is)")
     p.add_argument("--path", default=None,
-                   help="install here instead of $JOBENV_TOOLCHAIN or ~/.cache/jobenv-toolchain/<version> (the "
-                        "sandbox uses the toolchain at $JOBENV_TOOLCHAIN or the default)")
-    p.add_argument("--apt", dest="apt", action="store_true", default=None,
-                   help="also install missing Debian packages (default: when root with apt-get)")
-    p.add_argument("--no-apt", dest="apt", action="store_false", help="only the Python packages")
-    p.add_argument("--force", action="store_true", help="rebuild an existing toolchain")
+                   help="where to install (default: $JOBENV_TOOLCHAIN, else ~/.cache/jobenv-toolchain/<version>, "
+                        "where sandboxes look for it)")
+    p.add_argument("--apt", choices=["auto", "yes", "no"], default="auto",
+                   help="install the Debian packages the host lacks: auto does when root with apt-get")
+    p.add_argument("--force", action="store_true", help="rebuild an existing toolchain (default: keep it)")
     add_sandbox_arguments(p)
-    p.add_argument("--json", action="store_true", help="check: print the report as JSON")
+    p.add_argument("--json", action="store_true", help="check: print the report as JSON (default: a table)")
 
 
 def run(opts: Options) -> int:
@@ -51,8 +50,8 @@ def run(opts: Options) -> int:
     from ..sandbox import toolchain
 
     if opts.action == "install":
-        toolchain.install(Path(opts.path).expanduser().absolute() if opts.path else None, apt=opts.apt,
-                          force=opts.force)
+        toolchain.install(Path(opts.path).expanduser().absolute() if opts.path else None,
+                          apt=None if opts.apt == "auto" else opts.apt == "yes", force=opts.force)
         return 0
     report = _check(opts)
     if opts.json:

@@ -46,24 +46,27 @@ __all__ = ["JobenvResourcesServerConfig", "JobenvResourcesServer", "JobenvGymnas
 FAILURE_CLASS_KEY = "_ng_failure_class"
 
 
-def responses_tools() -> list[dict[str, Any]]:
-    """jobenv's tool table as Responses-API function tools (what a NeMo Gym row's ``tools`` holds)."""
+def responses_tools(extra: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """jobenv's tool table (with the optional tools ``extra``) as Responses-API function tools (what a NeMo Gym
+    row's ``tools`` holds)."""
     from ..tools import tool_schemas
 
     return [{"type": "function", "name": f["name"], "description": f["description"], "parameters": f["parameters"],
-             "strict": False} for f in (s["function"] for s in tool_schemas())]
+             "strict": False} for f in (s["function"] for s in tool_schemas(extra=extra))]
 
 
-def dataset_rows(env_id: str, *, agent: str = "jobenv_agent", tasks: list[str] | None = None) -> list[dict[str, Any]]:
+def dataset_rows(env_id: str, *, agent: str = "jobenv_agent", tasks: list[str] | None = None,
+                 tools: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """One NeMo Gym dataset row per task of ``env_id`` (or of ``tasks``): no input of its own (the prompt comes
-    from ``/reset``, so it states the server's rules), jobenv's tools, the row's ``env_id`` / ``task_id``, and
-    ``agent_ref`` naming the agent server of the NeMo Gym config. Raises JobenvError for an unknown env or task."""
+    from ``/reset``, so it states the server's rules), jobenv's tools (with the optional ``tools`` the server's
+    rules enable), the row's ``env_id`` / ``task_id``, and ``agent_ref`` naming the agent server of the NeMo Gym
+    config. Raises JobenvError for an unknown env or task."""
     from ..registry import load_tasks
     from ..tasks import select_tasks
 
     chosen = select_tasks(load_tasks(env_id), tasks, where=env_id)
-    tools = responses_tools()
-    return [{"responses_create_params": {"input": [], "tools": tools}, "env_id": env_id, "task_id": t.id,
+    schemas = responses_tools(tools)
+    return [{"responses_create_params": {"input": [], "tools": schemas}, "env_id": env_id, "task_id": t.id,
              "agent_ref": {"type": "responses_api_agents", "name": agent}} for t in chosen]
 
 

@@ -300,7 +300,7 @@ class _Episode:
             policy_id=policy_id(self.policy_desc),
             policy=self.policy.describe() if hasattr(self.policy, "describe") else self.policy_desc,  # now
             sampling=self.sampling or {},
-            rules=self.cfg.rules.model_dump(),
+            rules=self.cfg.rules.model_dump(mode="json"),
             config=self.cfg.model_dump(exclude={"rules"}),
             messages=self.messages,
             completions=self.completions,

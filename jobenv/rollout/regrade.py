@@ -144,7 +144,7 @@ async def regrade(
         fields = scored(outcome, t.finish_reason)
         versions = {**t.versions, "judge": judge_version(fields["report"]) or t.versions.get("judge")}
         counts["regraded"] += 1
-        return t.model_copy(update={**fields, "rules": rules.model_dump(), "versions": versions,
+        return t.model_copy(update={**fields, "rules": rules.model_dump(mode="json"), "versions": versions,
                                     "report_ref": None, "regraded_at": now_iso()})
 
     try:

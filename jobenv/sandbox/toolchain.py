@@ -35,7 +35,7 @@ from .. import settings
 from ..errors import SandboxError
 
 __all__ = [
-    "TOOLCHAIN_VERSION", "MODULES", "COMMANDS", "PROBE", "ToolchainManifest", "ToolStatus", "ToolchainReport",
+    "TOOLCHAIN_VERSION", "MANIFEST_NAME", "MODULES", "COMMANDS", "PROBE", "ToolchainManifest", "ToolStatus", "ToolchainReport",
     "package_list", "toolchain_dir", "active_toolchain", "install", "probe_report", "probe_command", "software_note",
     "local_software_note",
 ]

@@ -51,7 +51,7 @@ def test_the_prompt_states_exactly_the_budget_the_run_allows(policy_server: Any,
     assert "at most 3 tool calls (submit included)" in prompt and "about 300 seconds" in prompt
     assert "scores 0" in prompt  # the rule in force is stated
     assert (t.status, t.finish_reason, t.submitted, t.num_tool_calls) == ("ok", "submitted", True, 3)
-    assert t.rules == {"max_steps": 3, "time_limit_s": 300.0, "on_truncate": "zero", "scoring": "strict"}
+    assert t.rules == {"max_steps": 3, "time_limit_s": 300.0, "on_truncate": "zero", "scoring": "strict", "tools": []}
     # one call fewer: the third call (submit) is the one the budget no longer allows
     t = collect_sync("jobenv/sample", _policy(srv), tasks=tid, env_kwargs=ENV_KW, max_steps=2).trajectories[0]
     assert "at most 2 tool calls" in t.messages[0]["content"]

@@ -62,7 +62,18 @@ def test_an_interpreter_the_commands_cannot_read_is_refused_clearly(tmp_path: Pa
     purelib = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                              capture_output=True, text=True, check=True).stdout.strip()
     Path(purelib, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n" + str(Path(__file__).resolve().parents[2]) + "\n")
+    # without the toolchain the sandbox runs on this venv's interpreter ...
     proc = subprocess.run([str(venv / "bin" / "python"), "-c", REFUSAL_PROBE], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, env={**os.environ, "JOBENV_TOOLCHAIN": "none"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.startswith("REFUSED") and str(venv) in proc.stdout and "chmod o+rx" in proc.stdout, proc.stdout
+    # ... and a toolchain the commands cannot read is refused the same way
+    closed_tc = tmp_path / "closed-toolchain"  # a small stand-in: a venv with a toolchain manifest
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(closed_tc)], check=True, timeout=120)
+    from jobenv.sandbox.toolchain import MANIFEST_NAME, TOOLCHAIN_VERSION, ToolchainManifest
+
+    (closed_tc / MANIFEST_NAME).write_text(ToolchainManifest(version=TOOLCHAIN_VERSION, python="3").model_dump_json())
+    closed_tc.chmod(0o700)
+    proc = subprocess.run([str(venv / "bin" / "python"), "-c", REFUSAL_PROBE], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "JOBENV_TOOLCHAIN": str(closed_tc)})
+    assert proc.stdout.startswith("REFUSED") and str(closed_tc) in proc.stdout, proc.stdout + proc.stderr[-2000:]

@@ -96,7 +96,7 @@ def test_without_the_toolchain_sandboxes_still_work_and_the_prompt_says_what_is_
 def test_install_keeps_a_complete_toolchain_and_refuses_none():
     tc = toolchain.active_toolchain()
     assert tc is not None
-    proc = _cli("toolchain", "install", "--no-apt", env={"JOBENV_TOOLCHAIN": tc.root})
+    proc = _cli("toolchain", "install", "--apt", "no", env={"JOBENV_TOOLCHAIN": tc.root})
     assert proc.returncode == 0 and "already installed" in proc.stdout
     refused = _cli("toolchain", "install", env={"JOBENV_TOOLCHAIN": "none"})
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1

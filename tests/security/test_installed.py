@@ -139,11 +139,16 @@ def _task(root: Path) -> Path:
     return d / "task_folder"
 
 
-def _probe(python: str, task_folder: Path, backend: str, options: dict[str, Any], data_dir: Path) -> dict[str, str]:
+def _probe(python: str, task_folder: Path, backend: str, options: dict[str, Any], data_dir: Path, *,
+           toolchain: bool = False) -> dict[str, str]:
+    """Without the toolchain (the default here) the sandbox mounts the install's own prefix: what must be hidden
+    is in view, the stricter case."""
     import os
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env["JOBENV_DATA"] = str(data_dir)
+    if not toolchain:
+        env["JOBENV_TOOLCHAIN"] = "none"
     proc = subprocess.run([python, "-c", PROBE, str(task_folder), backend, json.dumps(options)], capture_output=True,
                           text=True, timeout=1200, env=env, cwd="/")
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -189,13 +194,20 @@ def test_an_agent_finds_nothing_host_only(installs, layout: str, backend: str, s
     assert "TASK_INSTRUCTIONS.txt" in out["task"]  # the agent does get its own task folder
 
 
-def test_guard_refuses_a_task_inside_a_mounted_prefix(installs) -> None:
-    """A task whose rubric would be visible through the sandbox's mounts is refused, naming the path."""
+@pytest.mark.parametrize("prefix", ["install", "toolchain"])
+def test_guard_refuses_a_task_inside_a_mounted_prefix(installs, prefix: str) -> None:
+    """A task whose rubric would be visible through the sandbox's mounts is refused, naming the path: inside the
+    install's prefix (mounted without a toolchain) or inside the toolchain (mounted with one)."""
+    from jobenv.sandbox.toolchain import active_toolchain
+
     python, _ = installs["wheel-venv"]
-    base = _python_prefix(python) / "share" / f"jobenv-tasks-{secrets.token_hex(3)}"
+    tc = active_toolchain()
+    assert tc is not None, "setup.sh installs the toolchain"
+    root = _python_prefix(python) if prefix == "install" else Path(tc.root)
+    base = root / "share" / f"jobenv-tasks-{secrets.token_hex(3)}"
     try:
         tf = _task(base)
-        out = _probe(python, tf, "local", {}, base / "data")
+        out = _probe(python, tf, "local", {}, base / "data", toolchain=prefix == "toolchain")
     finally:
         shutil.rmtree(base, ignore_errors=True)
     assert "refused" in out, out

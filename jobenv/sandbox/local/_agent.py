@@ -126,6 +126,20 @@ def reap(pid):
         if got == 0:
             time.sleep(0.002)
 
+def pidfd(pid):
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None  # an old kernel: the wait loops poll instead
+
+def kill_requested(pid):
+    # one control byte from the host: True for a kill request; the host gone ends the sandbox
+    req = os.read(0, 1)
+    if not req:
+        kill_all(pid)
+        os._exit(0)
+    return req == b'K'
+
 def prepare(keep_worker_pipes=False):
     # what every process the controller starts goes through: its cgroup, session, descriptors, limits, uid
     for fd in cmd_cg_fds:
@@ -272,10 +286,7 @@ def run_python(code):
             pass
     pid, req_w, res_r = worker
     pending = len(code).to_bytes(8, 'big') + code
-    try:
-        pfd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        pfd = None
+    pfd = pidfd(pid)
     rc = None
     line = b''
     while rc is None:
@@ -288,14 +299,9 @@ def run_python(code):
                 pass
             except OSError:
                 pending = b''  # the interpreter is gone: its exit is seen below
-        if 0 in ready:
-            req = os.read(0, 1)
-            if not req:
-                kill_all(pid)
-                os._exit(0)
-            if req == b'K':
-                rc = 124
-                break
+        if 0 in ready and kill_requested(pid):
+            rc = 124
+            break
         if res_r in ready:
             chunk = os.read(res_r, 64)
             line += chunk
@@ -348,23 +354,15 @@ while True:
         continue
     if pid == 0:
         child(cmd)
-    try:
-        pfd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        pfd = None
+    pfd = pidfd(pid)
     rc = None
     while rc is None:
         ready, _, _ = select.select([0] + ([pfd] if pfd is not None else []), [], [], 0.05 if pfd is None else None)
-        if 0 in ready:
-            req = os.read(0, 1)
-            if not req:
+        if 0 in ready and kill_requested(pid):
+            if iso and worker is not None:
+                settle()
+            else:
                 kill_all(pid)
-                os._exit(0)
-            if req == b'K':
-                if iso and worker is not None:
-                    settle()
-                else:
-                    kill_all(pid)
         try:
             got, status = os.waitpid(pid, os.WNOHANG)
         except ChildProcessError:  # settle() reaped it
