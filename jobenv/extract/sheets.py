@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .numfmt import display_text
 from .recalc import CellValue, Recalculation, plain, recalculate
 
 __all__ = [
@@ -72,6 +73,7 @@ class _Cell:
     formula: str | None = None
     array_range: str | None = None
     date_format: bool = False
+    number_format: str = ""  # a formula cell's format: its result is also shown as the sheet displays it
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -199,7 +201,8 @@ def _read(path: Path) -> _Book:
                         if references_other_files(formula):
                             external = True
                         fmt = getattr(cell, "number_format", "") or ""
-                        cells.append(_Cell(rnum, cnum, coord, plain(cached), formula, rng, bool(is_date_format(fmt))))
+                        cells.append(_Cell(rnum, cnum, coord, plain(cached), formula, rng, bool(is_date_format(fmt)),
+                                           fmt))
                     else:
                         cells.append(_Cell(rnum, cnum, coord, plain(v)))
             sheets.append((ws.title, cells))
@@ -307,6 +310,9 @@ def _evidence(cell: _Cell, shown: _Shown, engine: str) -> str:
         return line + "; not calculated by any engine"
     r = shown.recalculated
     line += f"; recalculated ({engine}): " + (f"{r.error} (calculation error)" if r.error else _js(r.value))
+    display = None if r.error or cell.date_format else display_text(r.value, cell.number_format)
+    if display is not None and display != _fmt(r.value):
+        line += f" (displayed as {display})"
     if shown.stale:
         line += " [STALE CACHE: the saved value differs from the recalculated one]"
     return line
