@@ -81,12 +81,13 @@ class JobenvOutcome(BaseModel):
     error: str | None = None
     refused_output: list[str] = Field(default_factory=list)
     report: dict[str, Any] | None = None
+    criteria: list[dict[str, Any]] = Field(default_factory=list)
 
     @classmethod
     def of(cls, outcome: Outcome) -> JobenvOutcome:
         public = outcome.public()
         return cls(status=public["status"], reward=public["reward"], finish_reason=public["finish_reason"],
-                   scores=public["scores"], error=public.get("error"),
+                   scores=public["scores"], error=public.get("error"), criteria=public["criteria"],
                    refused_output=public.get("refused_output", []), report=outcome.report_dict())
 
     @property

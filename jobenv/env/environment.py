@@ -355,7 +355,7 @@ class JobEnv(gymnasium.Env[str, Any]):
         info["status"] = public["status"]
         if outcome.report is not None:
             info["report"] = outcome.report_dict()
-        for key in ("finish_reason", "refused_output", "error", "truncated_reason"):
+        for key in ("finish_reason", "criteria", "refused_output", "error", "truncated_reason"):
             if key in public:
                 info[key] = public[key]
         truncated = outcome.ending.truncated

@@ -136,15 +136,24 @@ class Outcome(BaseModel):
             return {k: report[k] for k in PUBLIC_SCORES if k in report}
         return {k: getattr(report, k) for k in PUBLIC_SCORES if hasattr(report, k)} if report is not None else {}
 
+    def criteria(self) -> list[dict[str, Any]]:
+        """One entry per graded criterion (rubric and criterion index, passed, weight share, grader, failure
+        kind; no text): the report's :meth:`~jobenv.judge.report.GradeReport.criteria_credit` (empty when
+        nothing was graded)."""
+        credit = getattr(self.report, "criteria_credit", None)
+        return [c.model_dump() for c in credit()] if credit is not None else []
+
     def public(self) -> dict[str, Any]:
-        """What any client may see of this outcome: statuses, reward, scores and refused entries; never rubric
-        text or the report itself. Every front-end builds its end-of-episode fields from this."""
+        """What any client may see of this outcome: statuses, reward, scores, the per-criterion vector and
+        refused entries; never rubric text or the report itself. Every front-end builds its end-of-episode
+        fields from this."""
         out: dict[str, Any] = {
             "status": self.status.value,
             "reward": self.scored_reward,
             "ending": self.ending.value,
             "finish_reason": self.finish_reason.value,
             "scores": self.scores(),
+            "criteria": self.criteria(),
         }
         if self.ending.truncated:
             out["truncated_reason"] = self.ending.value

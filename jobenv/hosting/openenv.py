@@ -201,7 +201,7 @@ class JobenvOpenEnv(Environment[JobenvAction, JobenvObservation, JobenvState]):
             public = outcome.public()
             out.status, out.reward, out.scores = Status(public["status"]), public["reward"], public["scores"]
             out.metadata.update({k: public[k] for k in ("error", "error_kind", "truncated_reason", "refused_output",
-                                                         "finish_reason") if k in public})
+                                                         "finish_reason", "criteria") if k in public})
         if done:
             await self._close_env()
         return out

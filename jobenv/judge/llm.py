@@ -444,12 +444,14 @@ class LLMJudge(Judge):
             # fail-closed: no verdict, nothing credited
             res.status = "error"
             res.error = f"{last} (after {res.attempts} attempt(s))"
+            res.failure = "invalid_reply" if last.startswith(_INVALID_REPLY) else "judge_unreachable"
             res.criteria_results = [CriterionResult(index=j, criterion=c) for j, c in enumerate(rubric.criteria)]
             res.parse_step = None
             return res
         except Exception as exc:
             res.status = "error"
             res.error = f"{type(exc).__name__}: {exc}"
+            res.failure = "internal"
             return res
         finally:
             res.latency_s = round(time.perf_counter() - t0, 4)
@@ -495,6 +497,7 @@ def _failed_by_deliverables(res: RubricResult, criteria: Any, note: str) -> Rubr
     """``res`` as a rubric judged and failed, every criterion unmet, with ``note`` saying why."""
     res.status = "ok"
     res.error = None
+    res.failure = None
     res.criteria_results = [CriterionResult(index=j, criterion=c, passed=False) for j, c in enumerate(criteria)]
     res.judge_claimed_pass = False
     res.note = note

@@ -29,6 +29,8 @@ from pydantic import BaseModel, Field
 __all__ = [
     "REPORT_SCHEMA_VERSION",
     "CriterionResult",
+    "CriterionCredit",
+    "GradingFailure",
     "RubricResult",
     "Usage",
     "GradeReport",
@@ -40,6 +42,8 @@ __all__ = [
 
 REPORT_SCHEMA_VERSION = 1  # additions since are optional fields with defaults
 Scoring = Literal["strict", "official"]
+#: why a rubric could not be judged: no answer from the judge, answers that never parsed, or a grader fault
+GradingFailure = Literal["judge_unreachable", "invalid_reply", "internal"]
 
 
 class CriterionResult(BaseModel):
@@ -84,6 +88,7 @@ class RubricResult(BaseModel):
     note: str = ""  # what jobenv noticed about the verdict (e.g. a claim contradicting the criteria)
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
+    failure: GradingFailure | None = None  # the kind of ``error``
     criteria_results: list[CriterionResult] = Field(default_factory=list)
     overall_reasoning: str = ""
     judge_claimed_pass: bool | None = None
@@ -93,6 +98,21 @@ class RubricResult(BaseModel):
     images: int = 0
     usage: Usage = Field(default_factory=Usage)
     latency_s: float = 0.0
+
+
+class CriterionCredit(BaseModel):
+    """One criterion's part in a reward, for criterion-level credit or masking (no rubric or criterion text).
+
+    ``weight_share``: the rubric's weight over the task's total, split evenly among its criteria (the shares of
+    a task sum to 1); ``passed`` is None when its rubric could not be judged, with ``failure`` saying why.
+    """
+
+    rubric: int
+    index: int
+    passed: bool | None
+    weight_share: float
+    grader: Literal["checks", "llm", "agentic"] | None = None
+    failure: GradingFailure | None = None
 
 
 class GradeReport(BaseModel):
@@ -134,6 +154,22 @@ class GradeReport(BaseModel):
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+    def criteria_credit(self) -> list[CriterionCredit]:
+        """One entry per criterion, in rubric and criterion order (see :class:`CriterionCredit`)."""
+        total = sum(r.weight for r in self.rubrics) or 1.0
+        default: Literal["checks", "llm", "agentic"] | None = (
+            "checks" if self.judge_kind == "checks" else "llm" if self.judge_kind == "llm" else None)
+        out = []
+        for r in self.rubrics:
+            n = len(r.criteria_results) or 1
+            judged = r.status == "ok"
+            for c in r.criteria_results:
+                out.append(CriterionCredit(
+                    rubric=r.index, index=c.index, passed=c.passed if judged else None,
+                    weight_share=round(r.weight / total / n, 6), grader=c.grader or default,
+                    failure=None if judged else (r.failure or "internal")))
+        return out
 
     def score(self, scoring: Scoring = "strict") -> float:
         """The reward under ``scoring``: ``normalized_score`` (strict) or ``official_normalized_score``."""

@@ -130,6 +130,20 @@ class Trajectory(BaseModel):
     def key(self) -> TrajectoryKey:
         return (self.model or "", self.policy_id, self.env_id, self.task_id, self.attempt)
 
+    def criteria_credit(self) -> list[dict[str, Any]]:
+        """The per-criterion vector of the episode's grading (see :class:`jobenv.judge.report.CriterionCredit`);
+        empty when nothing was graded. Raises JobenvError when only the scores are loaded (read the file with
+        ``read_trajectories(path, full_reports=True)``)."""
+        if not self.report:
+            return []
+        if "rubrics" not in self.report:
+            from ..errors import JobenvError
+
+            raise JobenvError("this trajectory holds only its scores: read the file with full_reports=True")
+        from ..judge.report import GradeReport
+
+        return [c.model_dump() for c in GradeReport.model_validate(self.report).criteria_credit()]
+
     def token_segments(self) -> list[TokenSegment]:
         """The episode as training sequences with loss masks (see :func:`jobenv.rollout.tokens.token_segments`;
         raises JobenvError when it was collected without engine token ids)."""

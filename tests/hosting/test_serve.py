@@ -172,6 +172,10 @@ def test_reference_solution_earns_full_reward_then_session_is_finished(serve: Se
         assert [r["index"] for r in report["rubrics"]] == list(range(len(task.rubrics)))
         assert all(set(r) <= {"index", "weight", "passed", "score", "status", "attempts", "cached", "parse_step",
                               "criteria_total", "criteria_passed", "error"} for r in report["rubrics"])
+        credit = out.metadata["criteria"]  # one entry per criterion, no text (the rubric guard saw it all)
+        assert len(credit) == sum(len(r.criteria) for r in task.rubrics) and all(c["passed"] for c in credit)
+        assert sum(c["weight_share"] for c in credit) == pytest.approx(1.0, abs=1e-4)
+        assert all(set(c) == {"rubric", "index", "passed", "weight_share", "grader", "failure"} for c in credit)
 
         err = tool_error(lambda: s.call_tool("bash", {"command": "echo again"}))
         assert err.reason == "episode_finished"

@@ -71,6 +71,19 @@ def test_scripted_episode_is_a_complete_openai_trajectory(policy_server: Any, sa
     assert all(r["tools"] and r["model"] == "scripted-model" and r["temperature"] == 0.5 for r in srv.requests)
 
 
+def test_trajectories_carry_the_per_criterion_vector(policy_server: Any, sample_tasks: list[Any], tmp_path: Path) -> None:
+    srv, _agent = policy_server()
+    task = sample_tasks[0]
+    out = tmp_path / "traj.jsonl"
+    t = collect_sync("jobenv/sample", _policy(srv), tasks=[task.id], out=out, env_kwargs=ENV_KW).trajectories[0]
+    credit = t.criteria_credit()
+    assert len(credit) == sum(len(r.criteria) for r in task.rubrics) and all(c["passed"] for c in credit)
+    assert sum(c["weight_share"] for c in credit) == pytest.approx(1.0, abs=1e-4)
+    assert read_trajectories(out, full_reports=True)[0].criteria_credit() == credit
+    with pytest.raises(JobenvError, match="full_reports=True"):
+        read_trajectories(out)[0].criteria_credit()  # the line alone keeps scores, not verdicts
+
+
 def test_32_concurrent_rollouts_with_k_attempts(policy_server: Any, sample_tasks: list[Any], tmp_path: Path) -> None:
     srv, agent = policy_server(hold_s=0.05, gather=16)
     k = math.ceil(32 / len(sample_tasks))
