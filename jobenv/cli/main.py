@@ -20,6 +20,7 @@ from typing import Any
 
 from . import (
     build_image,
+    calibrate,
     demo,
     download,
     export_trajectories,
@@ -40,7 +41,8 @@ from ._common import DefaultsFormatter, NoOptions, OneLineParser, rule_fields
 __all__ = ["COMMANDS", "build_parser", "main", "options_for"]
 
 COMMANDS: tuple[ModuleType, ...] = (
-    list_envs, tasks, validate, download, demo, judge, rollout, report, regrade, export_trajectories, serve, generate, gc,
+    list_envs, tasks, validate, download, demo, judge, rollout, report, regrade, calibrate, export_trajectories, serve,
+    generate, gc,
     build_image, toolchain,
 )
 _BY_NAME = {m.NAME: m for m in COMMANDS}

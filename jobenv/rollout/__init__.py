@@ -18,6 +18,7 @@ raised; bad arguments raise :class:`~jobenv.errors.JobenvError` before any work 
 
 from __future__ import annotations
 
+from .calibrate import CalibrationReport, calibrate, calibrate_sync
 from .collect import CollectResult, check_sandbox, collect, collect_sync
 from .episode import DEFAULT_NUDGE, RolloutConfig, run_episode
 from .policy import ContextLengthError, OpenAIChatPolicy, Policy, PolicyError, PolicyOutput, TokenData
@@ -28,6 +29,9 @@ from .tokens import TokenSegment, TokenSpan, token_segments
 from .trajectory import TRAJECTORY_SCHEMA_VERSION, Completion, StepTiming, TokenUsage, Trajectory
 
 __all__ = [
+    "CalibrationReport",
+    "calibrate",
+    "calibrate_sync",
     "TRAJECTORY_SCHEMA_VERSION",
     "DEFAULT_NUDGE",
     "PolicyError",
