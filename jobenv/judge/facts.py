@@ -9,6 +9,10 @@ The rules (stated once, used by :mod:`jobenv.judge.checks` and :mod:`jobenv.judg
   ("(after removing 4 duplicates)") dropped unless they offer an alternative ("(or 41,300)"), and bases
   ("seven of the 12", "7/12", "312 out of 316") ignored. One must be
   within the tolerance and none of the same magnitude (a tenth to ten times) outside it.
+* A value is one answer: its first clause (asides included) must not offer another through "or" (the comparative
+  "or more", "or below"... aside), "and/or", "either", "possibly", "perhaps", "maybe", "alternatively",
+  "otherwise", "unless", "depending", a conditional "if" or a spaced slash ("a.xlsx / b.xlsx"); such a value fails
+  whatever it names, for numbers, choices, identifiers, file names and lists alike.
 * Options (yes/no, group names, decisions) are recognised as whole words, longer ones first, outside asides
   ("Professor (Associate Professor is next)" names Professor); a value naming two of them answers both ways. Lists are read by naming options, else split on ``;``, ``,``, ``and``, ``/``.
 """
@@ -75,8 +79,10 @@ def _drop_asides(value: str) -> str:
     return _ASIDE_RE.sub(lambda m: m.group(0) if _HEDGE_RE.search(m.group(1)) else " ", value)
 
 
+# a clause that starts with one of these continues the answer (it offers another): it is not an explanation
+_HEDGE_STARTS = r"or|and/or|alternatively|possibly|perhaps|maybe|either|unless|otherwise|depending|if"
 _CLAUSE_RE = re.compile(r"(?:[,;:]|\s[-\u2013\u2014]|\.)\s+(?=[A-Za-z]|\d+%?\s*[A-Za-z])"
-                        r"(?!(?:or|alternatively|possibly|maybe|either)\b)",
+                        rf"(?!(?:{_HEDGE_STARTS})\b)",
                         re.IGNORECASE)
 
 
@@ -139,7 +145,30 @@ def _items(value: str, options: Sequence[str] | None) -> list[str]:
     return [i for i in (norm(p) for p in _LIST_SPLIT_RE.split(v)) if i]
 
 
+# A labelled value is one answer. In its first clause (asides included) these offer a second one: "or" (not the
+# comparative "or more", "or below"...), "and/or", hedging adverbs, a conditional, or a spaced slash between two.
+_COMPARATIVE = r"more|less|fewer|greater|higher|lower|above|below|over|under|later|earlier|equal|so|longer|shorter"
+_ALTERNATIVE_RE = re.compile(
+    rf"\band\s*/\s*or\b|\bor\b(?!\s+(?:{_COMPARATIVE})\b)|\b(?:either|possibly|perhaps|maybe|alternatively|"
+    r"otherwise|unless|depending)\b|(?<!\beven )(?<!\bas )\bif\b|\S\s+/\s+\S",
+    re.IGNORECASE)
+
+
+def _first_clause(value: str) -> str:
+    m = _CLAUSE_RE.search(value)
+    return value[: m.start()] if m else value
+
+
+def _alternative(value: str) -> str | None:
+    """The wording by which ``value`` offers more than one answer, or None (see ``_ALTERNATIVE_RE``)."""
+    m = _ALTERNATIVE_RE.search(_first_clause(value))
+    return m.group(0).strip() if m else None
+
+
 def judge_field_value(c: FieldCheck, value: str) -> Verdict:
+    hedge = _alternative(value)
+    if hedge is not None:
+        return False, f"{value!r} offers more than one answer ({hedge!r}): a labelled value is one answer"
     if c.equals is not None:
         want = norm(c.equals)
         if c.options:
@@ -161,7 +190,9 @@ def judge_field_value(c: FieldCheck, value: str) -> Verdict:
     got = set(_items(value, c.options))
     if c.items is not None:
         want_set = {norm(i) for i in c.items}
-        if not want_set and not _says_none(value):
+        if not want_set:  # "none", whatever explanation follows (a second answer failed above), naming no option
+            if _says_none(value) and not (c.options and got):
+                return True, repr(value)
             return False, f"{value!r} does not say none"
         if got == want_set:
             return True, repr(value)

@@ -324,3 +324,67 @@ def test_sub_checks_of_a_rubric_read_one_file(tmp_path: Path) -> None:
     (out / "memo.md").unlink()
     row = evaluate_rubrics(rubrics, out)[0]
     assert [v[0] for v in row] == [False, True]  # type: ignore[index]  # the one declared alternative is graded
+
+
+# ---- one answer per labelled value: hedges fail, correct answers in other words pass --------------------------
+
+HEDGE_CHECKS = {
+    "vendors": {"kind": "field", "file": "memo.md", "label": "Ineligible vendors", "items": ["Dunmore Tool & Die"],
+                "options": ["Dunmore Tool & Die", "Hale Forge", "Pinecrest Supply"]},
+    "none": {"kind": "field", "file": "memo.md", "label": "Providers above the limit", "items": []},
+    "id": {"kind": "field", "file": "memo.md", "label": "Recording error check", "number": 10452},
+    "count": {"kind": "field", "file": "memo.md", "label": "Duplicate records removed", "number": 4},
+    "file": {"kind": "field", "file": "memo.md", "label": "Data file used", "equals": "claims_2024.xlsx"},
+    "decision": DECISION,
+    "month": {"kind": "field", "file": "memo.md", "label": "Peak month", "equals": "July",
+              "options": ["June", "July", "August"]},
+}
+
+
+@pytest.mark.parametrize("check, value", [
+    ("vendors", "Dunmore Tool & Die or none"),
+    ("vendors", "Dunmore Tool & Die and/or Hale Forge"),
+    ("none", "none or P030002"),
+    ("none", "none (possibly P030002)"),
+    ("none", "None, unless P030002's second claim counts"),
+    ("id", "10452 or none"),
+    ("id", "10452 (or 10453 if the rerun is used)"),
+    ("count", "4 or 0"),
+    ("count", "4, or 0 if the duplicates were intended"),
+    ("count", "either 4 or 5"),
+    ("file", "claims_2024.xlsx or claims_2023.xlsx"),
+    ("file", "claims_2024.xlsx / claims_2023.xlsx"),
+    ("decision", "NO ESCALATION (ESCALATE if the limit is read as inclusive)"),
+    ("decision", "ESCALATE (possibly NO ESCALATION)"),
+    ("decision", "ESCALATE, depending on the board's reading"),
+    ("month", "July or August"),
+    ("month", "July (perhaps August)"),
+    ("month", "July, otherwise August"),
+])
+def test_a_hedged_value_earns_nothing(tmp_path: Path, check: str, value: str) -> None:
+    label = HEDGE_CHECKS[check]["label"]
+    ok, why = run(HEDGE_CHECKS[check], memo(tmp_path, f"{label}: {value}\n"))
+    assert not ok and "more than one answer" in why, why
+
+
+@pytest.mark.parametrize("check, value", [
+    ("vendors", "Dunmore Tool & Die"),
+    ("vendors", "Dunmore Tool & Die (two late deliveries or more)"),
+    ("none", "None"),
+    ("none", "none - every provider is at or below the limit"),
+    ("id", "10452"),
+    ("id", "10452 (the only record at or above the threshold)"),
+    ("count", "4 (after checking 1,210 rows)"),
+    ("count", "Four"),
+    ("file", "claims_2024.xlsx"),
+    ("file", "claims_2024.xlsx - the file the e-mail names, or so the header says"),
+    ("decision", "ESCALATE"),
+    ("decision", "ESCALATE, even if the limit were read as inclusive"),
+    ("decision", "ESCALATE - two ranks are above the limit, one of them by 12% or more"),
+    ("month", "July"),
+    ("month", "July (41 incidents, the most of any month)"),
+])
+def test_a_single_answer_in_other_words_still_passes(tmp_path: Path, check: str, value: str) -> None:
+    label = HEDGE_CHECKS[check]["label"]
+    ok, why = run(HEDGE_CHECKS[check], memo(tmp_path, f"{label}: {value}\n"))
+    assert ok, why
