@@ -7,7 +7,8 @@ The rules (stated once, used by :mod:`jobenv.judge.checks` and :mod:`jobenv.judg
   normalised (case, whitespace, markup, a final period).
 * A field value's numbers come from its first clause ("-5.47 mmHg, 95% CI ..." reads -5.47), with asides
   ("(after removing 4 duplicates)") dropped unless they offer an alternative ("(or 41,300)"), and bases
-  ("seven of the 12", "7/12", "312 out of 316") ignored. One must be
+  ("seven of the 12", "7/12", "312 out of 316", "53.7 per 100") and file names' digits ignored; words of a fall
+  ("a decrease of 28", "down 28") give a bare figure the minus an expected negative has. One must be
   within the tolerance and none of the same magnitude (a tenth to ten times) outside it.
 * A value is one answer: its first clause (asides included) must not offer another through "or" (the comparative
   "or more", "or below"... aside), "and/or", "either", "possibly", "perhaps", "maybe", "alternatively",
@@ -86,7 +87,14 @@ _CLAUSE_RE = re.compile(r"(?:[,;:]|\s[-\u2013\u2014]|\.)\s+(?=[A-Za-z]|\d+%?\s*[
                         re.IGNORECASE)
 
 
-_BASE_RE = re.compile(r"(?:\b(?:of|out of|from)(?:\s+the)?\s*|/\s*)$", re.IGNORECASE)
+_BASE_RE = re.compile(r"(?:\b(?:of|out of|from|per)(?:\s+the)?\s*|/\s*)$", re.IGNORECASE)
+_BASE_GAP_RE = re.compile(r"[\s%]*(?:[A-Za-z]+\s+){0,3}?(?:of|out of|from|per)(?:\s+the)?\s*|\s*/\s*", re.IGNORECASE)
+# a file name's digits ("records_2024-06-30.xlsx") are part of a name, not candidates
+_FILE_NAME_RE = re.compile(r"[\w./-]*\w\.(?:xlsx|xlsm|xls|csv|tsv|docx|doc|pdf|pptx|md|txt|json|db|sqlite|ipynb|png|"
+                           r"jpe?g)\b", re.IGNORECASE)
+# words that give a positive figure the sign of a fall ("a decrease of 28", "down 28" for -28)
+_DECREASE_RE = re.compile(r"\b(?:decrease[sd]?|decline[sd]?|down|fell|fall(?:en|s)?|drop(?:ped|s)?|lower|"
+                          r"reduc(?:ed|tion)|shortfall|deficit|under)\b", re.IGNORECASE)
 
 
 def _value_numbers(value: str) -> list[float]:
@@ -94,12 +102,15 @@ def _value_numbers(value: str) -> list[float]:
     v = strip = value.strip()
     if strip.startswith("(") and strip.endswith(")") and len(find_numbers(strip[1:-1], words=False)) > 1:
         v = strip[1:-1]
-    v = _drop_asides(v)
+    v = _FILE_NAME_RE.sub(" ", _drop_asides(v))
     m = _CLAUSE_RE.search(v)
     if m and find_numbers(v[: m.start()]):
         v = v[: m.start()]
-    # a base the answer is taken from ("seven of the 12", "7/12", "312 out of 316") is context, not a candidate
-    return [n.value for n in find_numbers(v) if not _BASE_RE.search(v[: n.start])]
+    # a base the answer is taken from ("seven of the 12", "7/12", "312 out of 316", "53.7 per 100") is context, not
+    # a candidate: a number right after another number and "of", "out of", "from", "per" or "/"
+    found = find_numbers(v)
+    return [n.value for i, n in enumerate(found)
+            if not (i and _BASE_RE.search(v[: n.start]) and _BASE_GAP_RE.fullmatch(v[found[i - 1].end: n.start]))]
 
 
 
@@ -111,6 +122,8 @@ def _same_quantity(x: float, want: float) -> bool:
 
 def _judge_numbers(value: str, wants: list[float], c: Any) -> Verdict:
     nums = _value_numbers(value)
+    if c.sign == "exact" and any(w < 0 for w in wants) and _DECREASE_RE.search(_first_clause(value)):
+        nums = [-x if x > 0 else x for x in nums]  # the words carry the sign the figure leaves out
     used: set[int] = set()
     for w in wants:
         tol = allowed(c, w)
@@ -145,6 +158,9 @@ def _items(value: str, options: Sequence[str] | None) -> list[str]:
     return [i for i in (norm(p) for p in _LIST_SPLIT_RE.split(v)) if i]
 
 
+_FOLDER_PREFIX_RE = re.compile(r"^(?:/workspace/)?(?:\./)?(?:task_folder/|output/)")
+
+
 # A labelled value is one answer. In its first clause (asides included) these offer a second one: "or" (not the
 # comparative "or more", "or below"...), "and/or", hedging adverbs, a conditional, or a spaced slash between two.
 _COMPARATIVE = r"more|less|fewer|greater|higher|lower|above|below|over|under|later|earlier|equal|so|longer|shorter"
@@ -177,6 +193,8 @@ def judge_field_value(c: FieldCheck, value: str) -> Verdict:
                 return True, repr(value)
             return False, f"{value!r} names {named or 'none'} of the allowed answers (expected {c.equals!r})"
         v = norm(value)
+        if "/" not in want:  # a file named with the folder it is in is the same file
+            v = _FOLDER_PREFIX_RE.sub("", v)
         if v == want or (v.startswith(want) and v[len(want)] in " (,.:\u2014\u2013-" and ";" not in v[len(want):]):
             return True, repr(value)
         return False, f"{value!r} is not {c.equals!r}"

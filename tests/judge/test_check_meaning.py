@@ -388,3 +388,26 @@ def test_a_single_answer_in_other_words_still_passes(tmp_path: Path, check: str,
     label = HEDGE_CHECKS[check]["label"]
     ok, why = run(HEDGE_CHECKS[check], memo(tmp_path, f"{label}: {value}\n"))
     assert ok, why
+
+
+@pytest.mark.parametrize("check, value, expected", [
+    ({"number": 53.7, "tolerance": 0.05}, "53.7 per 100 incidents", True),  # a rate's base is not a rival
+    ({"number": 53.7, "tolerance": 0.05}, "48.2 per 100 incidents", False),
+    ({"number": 129}, "129 rows in records_2024-06-30.xlsx", True),  # a dated file name's digits
+    ({"number": 129}, "130 rows (records_2024-06-30.xlsx)", False),
+    ({"number": -28}, "a decrease of 28", True),  # sign words give the minus
+    ({"number": -28}, "down 28 on last year", True),
+    ({"number": -28}, "-28", True),
+    ({"number": -28}, "28", False),  # a bare positive is still the wrong sign
+    ({"number": -28}, "a decrease of 27", False),
+    ({"number": 28}, "up 28", True),
+    ({"number": 10452}, "#10452", True),
+    ({"number": 10452}, "#10453", False),
+    ({"equals": "claims_2024.xlsx"}, "task_folder/claims_2024.xlsx", True),  # the folder it is in, named
+    ({"equals": "claims_2024.xlsx"}, "/workspace/task_folder/claims_2024.xlsx", True),
+    ({"equals": "claims_2024.xlsx"}, "task_folder/claims_2023.xlsx", False),
+])
+def test_correct_answers_in_common_forms(tmp_path: Path, check: dict[str, Any], value: str, expected: bool) -> None:
+    field = {"kind": "field", "file": "memo.md", "label": "Answer", **check}
+    ok, why = run(field, memo(tmp_path, f"Answer: {value}\n"))
+    assert ok is expected, why
