@@ -55,6 +55,17 @@ def test_checks_grading_carries_one_entry_per_criterion():
     assert "criterion" not in json.dumps(solved["criteria"])  # no rubric or criterion text
 
 
+def _write_and_submit(task: Any, srv: OpenAIServer) -> dict[str, Any]:
+    """One episode graded by the LLM judge at ``srv`` (no cache, two attempts): write a memo, submit."""
+    env = JobEnv([task], judge="llm", judge_options={"base_url": srv.base_url, "api_key": "k", "model": "m",
+                                                     "cache_dir": False, "backoff_s": 0.01, "attempts": 2})
+    try:
+        return _run(env, [{"name": "write", "arguments": {"file_path": "output/a.md", "content": "total 5\n"}},
+                          {"name": "submit", "arguments": {}}])
+    finally:
+        env.close()
+
+
 def test_failures_are_typed_per_criterion(tmp_path):
     task = make_task(tmp_path, [
         {"rubric": "Gives the total", "weight": 6, "criterion": ["total stated", "units stated"]},
@@ -71,13 +82,7 @@ def test_failures_are_typed_per_criterion(tmp_path):
         return json.dumps(verdict(n_criteria(req), [True, False]))
 
     with OpenAIServer(judge) as srv:
-        env = JobEnv([task], judge="llm", judge_options={"base_url": srv.base_url, "api_key": "k", "model": "m",
-                                                         "cache_dir": False, "backoff_s": 0.01, "attempts": 2})
-        try:
-            info = _run(env, [{"name": "write", "arguments": {"file_path": "output/a.md", "content": "total 5\n"}},
-                              {"name": "submit", "arguments": {}}])
-        finally:
-            env.close()
+        info = _write_and_submit(task, srv)
     assert info["status"] == "error"  # fail-closed: no reward ...
     by = {(c["rubric"], c["index"]): c for c in info["criteria"]}  # ... but the judged criteria are still told
     assert by[(0, 0)]["passed"] is True and by[(0, 1)]["passed"] is False and by[(0, 0)]["grader"] == "llm"
@@ -87,12 +92,6 @@ def test_failures_are_typed_per_criterion(tmp_path):
     assert by[(2, 0)]["passed"] is False and by[(2, 1)]["failure"] is None
 
     with OpenAIServer(lambda req: "no JSON from me") as srv:  # a judge that never answers usably: its fault
-        env = JobEnv([task], judge="llm", judge_options={"base_url": srv.base_url, "api_key": "k", "model": "m",
-                                                         "cache_dir": False, "backoff_s": 0.01, "attempts": 2})
-        try:
-            info = _run(env, [{"name": "write", "arguments": {"file_path": "output/a.md", "content": "total 5\n"}},
-                              {"name": "submit", "arguments": {}}])
-        finally:
-            env.close()
+        info = _write_and_submit(task, srv)
     assert info["status"] == "error" and len(info["criteria"]) == 5
     assert all(c["passed"] is None and c["failure"] == "invalid_reply" for c in info["criteria"])
