@@ -181,11 +181,11 @@ class DockerSandbox(Sandbox):
         """What the image offers, probed once per image per process (the prompt's note reads it)."""
         from . import toolchain
 
-        res = await self.run(toolchain.probe_command(), timeout=120)
         try:
+            res = await self.run(toolchain.probe_command(), timeout=120)
             report = toolchain.probe_report(self.name, res.output)
         except SandboxError:
-            _SOFTWARE[self._image_id] = None  # an image without python3: the note is left out
+            _SOFTWARE[self._image_id] = None  # no python3, or the probe failed: the note is left out (the start stands)
             return
         present = {t.name for t in report.tools if t.present}
         _SOFTWARE[self._image_id] = toolchain.software_note(report.python, sorted(present), sorted(present))

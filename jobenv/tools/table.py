@@ -162,6 +162,7 @@ def check_tool_names(extra: Any) -> tuple[str, ...]:
     return tuple(n for n in OPTIONAL_TOOLS if n in names)
 
 
+@functools.cache  # per tool call in hosting: computed once per set
 def tool_names(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The tools of an episode that enables the optional tools ``extra``, in table order (``submit`` last)."""
     return tuple(s.name for s in TOOL_SPECS if not s.optional or s.name in extra)

@@ -339,6 +339,7 @@ while True:
         break
     if kind == b'P':
         rc, fresh = run_python(read_exact(int.from_bytes(read_exact(8), 'big')))
+        reaped.clear()
         alive = worker is not None
         os.write(st_fd, b'%d %d %d\n' % (rc, alive, fresh and worker_starts > 1))  # status, alive, restarted
         continue
