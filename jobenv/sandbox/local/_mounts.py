@@ -12,6 +12,11 @@ dist-info, console script, editable-install hooks), the data directory (``$JOBEN
 the sandbox sees at each host-only path (those above plus the staged task's ``RUBRICS.json``, ``task_card.md``,
 ``meta.json``, ``ground_truth/``, ``solution/``, ``files_required_to_search/`` and every other sibling of its
 ``task_folder``) with the host's inode; any match refuses the start with a SandboxError naming the path.
+
+:func:`mount_plan` bundles what a start needs of all this. It is rebuilt only when something it depends on changes
+(the toolchain's manifest, the interpreter, the data/cache settings, an install of jobenv appearing or leaving, the
+``/etc`` copy), so a start pays a few ``stat`` calls instead of ~1 ms of path resolution; the guard itself still runs
+against every launched sandbox.
 """
 
 from __future__ import annotations
@@ -26,13 +31,13 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...errors import SandboxError
 from ..gc import host_tempdir
 
 __all__ = [
-    "interpreter", "local_software_note", "closed_python_dirs", "parents_to_make", "etc_snapshot", "remove_etc_snapshot", "python_dirs", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible",
+    "MountPlan", "mount_plan", "interpreter", "local_software_note", "closed_python_dirs", "parents_to_make", "etc_snapshot", "remove_etc_snapshot", "python_dirs", "host_only_paths", "mount_sources", "hide_args", "task_host_only", "check_invisible",
 ]
 
 _ETC = [
@@ -49,8 +54,9 @@ _SNAPSHOT_LOCK = threading.Lock()  # sandboxes start on worker threads: concurre
 
 
 def _new_lock_after_fork() -> None:
-    global _SNAPSHOT_LOCK
-    _SNAPSHOT_LOCK = threading.Lock()  # a lock held by a parent thread at fork time would never be released
+    global _SNAPSHOT_LOCK, _PLAN_LOCK
+    _SNAPSHOT_LOCK = threading.Lock()
+    _PLAN_LOCK = threading.Lock()  # a lock held by a parent thread at fork time would never be released
 
 
 os.register_at_fork(after_in_child=_new_lock_after_fork)
@@ -298,11 +304,12 @@ def task_host_only(task_folder: Path | None) -> list[str]:
     return sorted(p for p in out if os.path.lexists(p))
 
 
-def _aliases(path: str, mounts: list[tuple[str, str]]) -> list[str]:
-    """Where host ``path`` appears inside the sandbox through the given binds (empty: nowhere)."""
+def _aliases(path: str, mounts: list[tuple[str, str]], reals: dict[str, str] | None = None) -> list[str]:
+    """Where host ``path`` appears inside the sandbox through the given binds (empty: nowhere); ``reals`` maps a
+    source to its resolved path when the caller has it."""
     out = []
     for src, dst in mounts:
-        real = os.path.realpath(src)
+        real = reals[src] if reals is not None and src in reals else os.path.realpath(src)
         for base in {src.rstrip("/") or "/", real.rstrip("/") or "/"}:
             if path == base or path.startswith(base + "/"):
                 out.append(dst.rstrip("/") + path[len(base):])
@@ -334,7 +341,8 @@ def _jobenv_init() -> str:
     return str(Path(__file__).resolve().parents[2] / "__init__.py")  # the jobenv package this process runs
 
 
-def check_invisible(root: str, paths: list[str], mounts: list[tuple[str, str]]) -> None:
+def check_invisible(root: str, paths: list[str], mounts: list[tuple[str, str]],
+                    reals: dict[str, str] | None = None) -> None:
     """The start-up guard: SandboxError naming the first host-only path the sandbox (seen at ``root``) can see.
 
     A path counts as visible when the sandbox has, at the path itself or at any alias of it through a mount, an
@@ -345,7 +353,7 @@ def check_invisible(root: str, paths: list[str], mounts: list[tuple[str, str]]) 
             host = os.lstat(p)
         except OSError:
             continue
-        for inside in sorted({p, *_aliases(p, mounts)}):
+        for inside in sorted({p, *_aliases(p, mounts, reals)}):
             try:
                 seen = os.lstat(root + inside)
             except OSError:
@@ -356,3 +364,39 @@ def check_invisible(root: str, paths: list[str], mounts: list[tuple[str, str]]) 
                     "Keep task data, jobenv's data directory and its caches outside the directories the sandbox "
                     "mounts (/usr, the Python prefix)."
                 )
+
+
+class MountPlan(NamedTuple):
+    """What every start of the current configuration binds, hides and checks."""
+
+    interpreter: str
+    python_dirs: tuple[str, ...]
+    sources: tuple[tuple[str, str], ...]  # (host source, sandbox destination) of every bound directory
+    reals: tuple[tuple[str, str], ...]  # each source and its resolved path
+    host_only: tuple[str, ...]  # what no sandbox may show (the guard checks these after each launch)
+    closed: tuple[str, ...]  # python dirs others cannot enter (refused when commands run as another uid)
+    hide: tuple[str, ...]  # bwrap arguments covering host-only paths under the mounts
+    snapshot: str
+
+
+_PLAN: dict[str, Any] = {"key": None, "plan": None}
+_PLAN_LOCK = threading.Lock()
+
+
+def mount_plan() -> MountPlan:
+    """The plan for a start now: cached while its inputs (checked with a few ``stat`` calls) are unchanged."""
+    from ..toolchain import active_toolchain
+
+    snap = etc_snapshot()
+    tc = active_toolchain()
+    key = (None if tc is None else (tc.root, tc.python), sys.executable, sys.prefix, _distribution_paths(),
+           tuple(_data_paths()), snap)
+    with _PLAN_LOCK:
+        if _PLAN["key"] != key:
+            sources = tuple(mount_sources())
+            _PLAN["plan"] = MountPlan(
+                interpreter=interpreter(), python_dirs=tuple(python_dirs()), sources=sources,
+                reals=tuple((src, os.path.realpath(src)) for src, _ in sources), host_only=tuple(host_only_paths()),
+                closed=tuple(closed_python_dirs()), hide=tuple(hide_args(list(sources), snap)), snapshot=snap)
+            _PLAN["key"] = key
+        return _PLAN["plan"]  # type: ignore[no-any-return]

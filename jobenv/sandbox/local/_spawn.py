@@ -46,11 +46,12 @@ def protect_from_oom(pid: int) -> None:
         pass
 
 
-def verify_started(agent_pid: int, root: str, hidden: list[str], task_folder: Path | None) -> None:
+def verify_started(agent_pid: int, root: str, plan: _mounts.MountPlan, task_folder: Path | None) -> None:
     """After launch: shield the controller from the OOM killer and refuse a sandbox that shows host-only paths
     (SandboxError naming the path)."""
     protect_from_oom(agent_pid)
-    _mounts.check_invisible(root, hidden + _mounts.task_host_only(task_folder), _mounts.mount_sources())
+    _mounts.check_invisible(root, [*plan.host_only, *_mounts.task_host_only(task_folder)], list(plan.sources),
+                            dict(plan.reals))
 
 
 def unavailable_error(err: str, rc: int | None) -> SandboxError:
