@@ -93,6 +93,23 @@ async def env_concurrent(task, steps: int, k: int, backend: str) -> float:
         await asyncio.gather(*(e.aclose() for e in envs))
 
 
+def reset_latencies(task, n: int, backend: str) -> list[float]:
+    """Seconds of each ``env.reset()`` (sync API: the previous episode's sandbox is closed first, then a new one
+    starts and the task folder is staged), one episode after another."""
+    env = JobEnv([task], sandbox=backend, judge="checks", max_steps=None)
+    out = []
+    try:
+        env.reset(seed=0)
+        for i in range(n):
+            env.step(BASH_TRUE)
+            t = time.perf_counter()
+            env.reset(seed=i)
+            out.append(time.perf_counter() - t)
+        return out
+    finally:
+        env.close()
+
+
 def episodes_sync(task, n: int, backend: str) -> float:
     env = JobEnv([task], sandbox=backend, judge="checks", max_steps=None)
     try:
@@ -121,13 +138,14 @@ def main() -> None:
         med = statistics.median
         # Interleaved rounds: load from other processes shifts over time, so each round measures the bare
         # sandbox and the env back to back and ratios are taken per round, then the median.
-        bares, asyncs, syncs, concs, epss = [], [], [], [], []
+        bares, asyncs, syncs, concs, epss, resets = [], [], [], [], [], []
         for _ in range(a.repeats):
             bares.append(asyncio.run(bare_sandbox(task, a.steps, a.sandbox)))
             asyncs.append(asyncio.run(env_async(task, a.steps, a.sandbox)))
             syncs.append(env_sync(task, a.steps, a.sandbox))
             concs.append(asyncio.run(env_concurrent(task, a.steps, a.concurrency, a.sandbox)))
             epss.append(episodes_sync(task, a.episodes, a.sandbox))
+            resets += reset_latencies(task, a.episodes, a.sandbox)
         bare, step_async, step_sync, conc, eps = med(bares), med(asyncs), med(syncs), med(concs), med(epss)
         ratio_async = med(x / b for x, b in zip(asyncs, bares))
         ratio_sync = med(x / b for x, b in zip(syncs, bares))
@@ -144,6 +162,8 @@ def main() -> None:
         "sync_steps_per_s": round(1 / step_sync, 1),
         f"concurrent_async_steps_per_s_{a.concurrency}_envs": round(conc, 1),
         "episodes_per_s_sync_reset_bash_submit": round(eps, 1),
+        "env_reset_ms_p50": round(med(resets) * 1e3, 3),
+        "env_reset_ms_p90": round(sorted(resets)[int(0.9 * (len(resets) - 1))] * 1e3, 3),
         "astep_overhead_ms": round((step_async - bare) * 1e3, 3),
         "step_sync_overhead_ms": round((step_sync - bare) * 1e3, 3),
         "astep_over_bare_ratio": round(ratio_async, 3),

@@ -31,7 +31,7 @@ class Options:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["install", "check"],
-                   help="install: build the toolchain (~1.2 GB); check: list, from inside a sandbox, every "
+                   help="install: build the toolchain (~1.2 GB) and the native sandbox controller; check: list, from inside a sandbox, every "
                         "expected module and command with its version and what is missing (exit 1 if any is)")
     p.add_argument("--path", default=None,
                    help="where to install (default: $JOBENV_TOOLCHAIN, else ~/.cache/jobenv-toolchain/<version>, "
@@ -52,12 +52,17 @@ def run(opts: Options) -> int:
     if opts.action == "install":
         toolchain.install(Path(opts.path).expanduser().absolute() if opts.path else None,
                           apt=None if opts.apt == "auto" else opts.apt == "yes", force=opts.force)
+        from ..sandbox.local import controller_note
+
+        print(f"local sandbox controller: {controller_note()}")  # built now unless it was already
         return 0
     report = _check(opts)
     if opts.json:
         print(report.model_dump_json(indent=2))
     else:
         print(f"{report.backend} sandbox: python3 {report.python} ({report.executable})")
+        if report.controller:
+            print(f"  controller {report.controller}")
         for t in report.tools:
             print(f"  {t.kind:<8} {t.name:<12} {t.version or 'MISSING'}")
         print(f"missing: {', '.join(report.missing)}" if report.missing else "nothing missing")
@@ -76,6 +81,11 @@ def _check(opts: Options) -> ToolchainReport:
             res = await sb.run(toolchain.probe_command(), timeout=300)
         finally:
             await sb.close()
-        return toolchain.probe_report(sb.name, res.output)
+        report = toolchain.probe_report(sb.name, res.output)
+        if sb.name == "local":
+            from ..sandbox.local import controller_note
+
+            report.controller = controller_note()
+        return report
 
     return asyncio.run(go())

@@ -120,6 +120,7 @@ class ToolchainReport(BaseModel):
     python: str
     executable: str
     tools: list[ToolStatus]
+    controller: str | None = None  # a local sandbox's PID 1: "native (<path>)" or "python (fallback: <why>)"
 
     @property
     def missing(self) -> list[str]:

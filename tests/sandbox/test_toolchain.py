@@ -38,6 +38,7 @@ def test_check_lists_every_module_and_command_from_inside_the_sandbox():
     assert [t.name for t in report.tools if t.kind == "module"] == [m for m, _ in toolchain.MODULES]
     assert [t.name for t in report.tools if t.kind == "command"] == [c for c, _ in toolchain.COMMANDS]
     assert report.missing == []
+    assert report.controller is not None and report.controller.startswith("native (")  # gcc is on this machine
     # the versions are the pinned ones
     pins = dict(line.split("==") for line in toolchain.package_list("requirements.txt"))
     by_name = {t.name: t.version for t in report.tools}
@@ -45,6 +46,7 @@ def test_check_lists_every_module_and_command_from_inside_the_sandbox():
         assert by_name[module] == pins[dist], module
     text = _cli("toolchain", "check")
     assert text.returncode == 0 and "nothing missing" in text.stdout and "MISSING" not in text.stdout
+    assert "  controller native (" in text.stdout
 
 
 def test_sandbox_python_is_the_toolchain_and_jobenv_stays_invisible():

@@ -66,7 +66,7 @@ from ._cgroups import SANDBOX_PREFIX, gc_local, memory_unbounded_message, setup_
 from ._mounts import local_software_note, remove_etc_snapshot
 from ._native import controller_note, native_controller
 from ._seccomp import program as seccomp_program
-from ._spawn import spawner, unavailable_error, verify_started
+from ._spawn import Launched, launch, spawner, unavailable_error, verify_started
 from ._stop import stop, teardown
 from ._userns import sandbox_ids, shared_userns
 
@@ -156,7 +156,8 @@ class LocalSandbox(Sandbox):
         proc, plan, (out_r, st_r, info_r) = await loop.run_in_executor(spawner(), self._spawn, st)
         await self._after_spawn(proc, plan, out_r, st_r, info_r, task_folder, policy, pasta)
 
-    def _spawn(self, st: dict[str, Any]) -> tuple[subprocess.Popen[bytes], _mounts.MountPlan, tuple[int, int, int]]:
+    def _spawn(self, st: dict[str, Any]) -> tuple[Launched | subprocess.Popen[bytes], _mounts.MountPlan,
+                                                   tuple[int, int, int]]:
         plan = _mounts.mount_plan()
         userns = shared_userns()
         closed = plan.closed if userns is not None else ()
@@ -193,12 +194,25 @@ class LocalSandbox(Sandbox):
             os.close(sc_w)
             extra.append(sc_r)
         native = native_controller()
-        args = bwrap_args(plan, self.limits, info_w, sc_r, userns, native) + controller_argv(
-            None if native is None else NATIVE_PATH, plan.interpreter, out_w, st_w, cg_fds,
-            rlimits(self.limits, with_as=not bounded), "iso", ids, cmd_fds)
+        passed = [out_w, st_w, info_w, *cg_fds, *cmd_fds, *extra]
+
+        def argv_for(child: list[int]) -> list[str]:  # the same descriptors as the child numbers them
+            c_out, c_st, c_info, *rest = child
+            c_cg, rest = rest[:len(cg_fds)], rest[len(cg_fds):]
+            c_cmd, rest = rest[:len(cmd_fds)], rest[len(cmd_fds):]
+            c_userns = rest.pop(0) if userns is not None else None
+            c_sc = rest.pop(0) if sc_r is not None else None
+            return bwrap_args(plan, self.limits, c_info, c_sc, c_userns, native) + controller_argv(
+                None if native is None else NATIVE_PATH, plan.interpreter, c_out, c_st, c_cg,
+                rlimits(self.limits, with_as=not bounded), "iso", ids, c_cmd)
+
         try:
-            proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                    pass_fds=[out_w, st_w, info_w, *cg_fds, *cmd_fds, *extra], close_fds=True)
+            if native is not None:  # it closes whatever else this process lets a child inherit, then runs bwrap
+                proc: Launched | subprocess.Popen[bytes] = launch(
+                    lambda child: [native, "--launch", str(len(child)), *argv_for(child)], passed)
+            else:  # Popen closes the rest itself (at a cost that grows with this process's descriptors)
+                proc = subprocess.Popen(argv_for(passed), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, pass_fds=passed, close_fds=True)
         except OSError as exc:
             raise SandboxUnavailableError(f"cannot execute bwrap: {exc}") from None
         finally:
@@ -207,7 +221,7 @@ class LocalSandbox(Sandbox):
         st["proc"] = proc
         return proc, plan, (out_r, st_r, info_r)
 
-    async def _after_spawn(self, proc: subprocess.Popen[bytes], plan: _mounts.MountPlan, out_r: int, st_r: int,
+    async def _after_spawn(self, proc: Launched | subprocess.Popen[bytes], plan: _mounts.MountPlan, out_r: int, st_r: int,
                            info_r: int, task_folder: Path | None, policy: _net.NetworkPolicy | None,
                            pasta: Any) -> None:
         st = self._state

@@ -8,6 +8,7 @@
  * and reaped after each command.
  *
  * argv: out_fd st_fd "cg_fds" rlimits iso|unsafe "<uid>:<uid>"|"" "cmd_cg_fds" worker_source
+ * or, on the host: --launch <n> program args... (keeps descriptors 0 .. 2+n, closes the rest, execs program)
  * stdin: 'R' len8 command | 'P' len8 source | 'K'.  status pipe: "ready <pid>", "<rc>" per command,
  * "<rc> <alive> <restarted>" per cell.
  */
@@ -141,8 +142,10 @@ static int capset_caps(unsigned eff_perm) {
     return (int)syscall(SYS_capset, &hdr, data);
 }
 
+static void settle(void);
+
 static void kill_all(pid_t pid) {
-    if (iso) kill(-1, SIGKILL);
+    if (iso) settle();
     else if (pid > 0) killpg(pid, SIGKILL);
 }
 
@@ -151,17 +154,13 @@ static void note_reaped(pid_t got, int status) {
 }
 
 static void reap(pid_t pid) {
-    /* wait (max ~2 s) until every killed process is gone, so the next command starts with a clean process table */
+    /* unisolated mode: wait (max ~2 s) until the killed command's group leader is gone */
     double deadline = now() + 2.0;
     while (now() < deadline) {
         int status;
-        pid_t got = waitpid(iso ? -1 : pid, &status, WNOHANG);
-        if (got < 0) {
-            if (errno != ECHILD || !iso) return;
-            if (kill(-1, SIGKILL) < 0 && errno == ESRCH) return; /* a process that raced the first kill */
-            got = 0;
-        }
-        if (got > 0) { note_reaped(got, status); continue; }
+        pid_t got = waitpid(pid, &status, WNOHANG);
+        if (got < 0) return;
+        if (got > 0) { note_reaped(got, status); return; }
         sleep_ms(2);
     }
 }
@@ -176,14 +175,16 @@ static void drop_worker(void) {
 }
 
 static void settle(void) {
-    /* every process but PID 1 and the worker killed and reaped (the worker is left stopped): first stop them
-       all, so that none can fork while the list is read, then kill each one left until a pass finds none */
+    /* every process but PID 1 and the worker killed and reaped (the worker is left stopped). Each pass lists the
+       sandbox's /proc, stops every live process (so none forks while the rest are signalled), then kills them;
+       passes repeat until one finds none. Never kill(-1): the kernel walks every process of the host for it, so
+       a command's end would cost more with every other sandbox alive */
+    static pid_t pids[4096];
     for (int pass = 0; pass < 1000; pass++) {
-        kill(-1, SIGSTOP);
-        int busy = 0;
+        int n = 0;
         DIR *d = opendir("/proc");
         struct dirent *e;
-        while (d && (e = readdir(d))) {
+        while (d && (e = readdir(d)) && n < (int)(sizeof pids / sizeof pids[0])) {
             char *end;
             long pid = strtol(e->d_name, &end, 10);
             if (*end || end == e->d_name || pid == 1 || pid == worker_pid) continue;
@@ -191,16 +192,18 @@ static void settle(void) {
             snprintf(path, sizeof path, "/proc/%ld/stat", pid);
             int fd = open(path, O_RDONLY | O_CLOEXEC);
             if (fd < 0) continue;
-            ssize_t n = read(fd, stat, sizeof stat - 1);
+            ssize_t got = read(fd, stat, sizeof stat - 1);
             close(fd);
-            if (n <= 0) continue;
-            stat[n] = 0;
+            if (got <= 0) continue;
+            stat[got] = 0;
             char *paren = strrchr(stat, ')');
             if (paren && (paren[2] == 'Z' || paren[2] == 'X')) continue; /* a zombie: reaped below */
-            busy = 1;
-            kill((pid_t)pid, SIGKILL);
+            pids[n++] = (pid_t)pid;
         }
         if (d) closedir(d);
+        if (worker_pid > 0) kill(worker_pid, SIGSTOP); /* waits, stopped, for its next cell */
+        for (int i = 0; i < n; i++) kill(pids[i], SIGSTOP);
+        for (int i = 0; i < n; i++) kill(pids[i], SIGKILL);
         for (;;) {
             int status;
             pid_t got = waitpid(-1, &status, WNOHANG);
@@ -208,14 +211,14 @@ static void settle(void) {
             if (got == worker_pid) drop_worker();
             else note_reaped(got, status);
         }
-        if (!busy) return;
+        if (!n) return;
         sleep_ms(1);
     }
 }
 
 static void finish_command(pid_t pid) {
     /* after a command: nothing of it may run on; a living worker survives, stopped */
-    if (iso && worker_pid > 0) settle();
+    if (iso) settle();
     else { kill_all(pid); reap(pid); }
 }
 
@@ -349,10 +352,7 @@ static void run_python(char *code, size_t len) {
         drop_worker();
         if (rc != 124) rc = exit_code(status);
     }
-    if (iso) {
-        if (worker_pid > 0) settle();
-        else { kill_all(0); reap(0); }
-    }
+    if (iso) settle();
     status_line("%d %d %d\n", rc, worker_pid > 0, fresh && worker_starts > 1); /* status, alive, restarted */
 }
 
@@ -377,7 +377,7 @@ static void run_command(char *cmd) {
         struct pollfd fds[2] = {{0, POLLIN, 0}, {pfd, POLLIN, 0}};
         poll(fds, 2, pfd < 0 ? 50 : -1);
         if ((fds[0].revents & (POLLIN | POLLHUP)) && kill_requested(pid)) {
-            if (iso && worker_pid > 0) settle();
+            if (iso) settle();
             else kill_all(pid);
         }
         int status;
@@ -392,7 +392,21 @@ static void run_command(char *cmd) {
     status_line("%d\n", rc, 0, 0);
 }
 
+static int launch(int argc, char **argv) {
+    /* on the host: keep descriptors 0 .. 2+n, close every other one (an inheritable descriptor of the caller's
+       process must not reach bwrap or the sandbox), then become the given program */
+    if (argc < 4) return 2;
+    unsigned n = (unsigned)atoi(argv[2]);
+    if (syscall(SYS_close_range, 3 + n, ~0u, 0) != 0) {
+        long max = sysconf(_SC_OPEN_MAX);
+        for (long fd = 3 + n; fd < (max > 0 ? max : 65536); fd++) close((int)fd);
+    }
+    execv(argv[3], argv + 3);
+    return 127;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "--launch")) return launch(argc, argv);
     if (argc < 6) return 2;
     out_fd = atoi(argv[1]);
     st_fd = atoi(argv[2]);
