@@ -21,6 +21,7 @@ VARIABLES: dict[str, str] = {
     "JOBENV_SANDBOX": "sandbox backend when none is given: local or docker",
     "JOBENV_TOOLCHAIN": "folder of the local sandbox's toolchain, or none (default ~/.cache/jobenv-toolchain/<version>)",
     "JOBENV_CONTROLLER": "PID 1 of local sandboxes: auto (native when it can be built), native or python",
+    "JOBENV_WARM_SANDBOXES": "local sandboxes launched ahead per configuration, for fast starts (default 2; 0: none)",
     "JOBENV_SANDBOX_IMAGE": "Docker image of the docker sandbox when none is given",
     "JOBENV_JUDGE_BASE_URL": "OpenAI-compatible endpoint of the LLM judge",
     "JOBENV_JUDGE_API_KEY": "API key of the LLM judge",

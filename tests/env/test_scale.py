@@ -8,6 +8,7 @@ import os
 import tempfile
 
 from jobenv.env import JobEnv
+from jobenv.sandbox.local import drain_warm_sandboxes
 
 
 def test_64_concurrent_async_episodes_on_one_loop(mini_tasks):
@@ -78,6 +79,7 @@ def test_no_leaks_after_200_episodes(mini_tasks, tmp_path, monkeypatch):
     env.step({"name": "submit"})
     env.close()
     gc.collect()
+    drain_warm_sandboxes()  # sandboxes launched ahead wait beside the episodes: counted apart (tests/sandbox)
     fds0, kids0, tmp0 = len(os.listdir("/proc/self/fd")), _children(), _temp_entries()
 
     env = JobEnv(mini_tasks, judge="checks", max_steps=3)
@@ -98,7 +100,7 @@ def test_no_leaks_after_200_episodes(mini_tasks, tmp_path, monkeypatch):
         lost.reset(seed=1)
         del lost
     gc.collect()
-
+    drain_warm_sandboxes()
     fds1, kids1, tmp1 = len(os.listdir("/proc/self/fd")), _children(), _temp_entries()
     assert fds1 <= fds0 + 2, (fds0, fds1)
     # no more children than before; a new one may only be an extraction worker that replaced one retired after

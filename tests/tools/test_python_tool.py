@@ -17,7 +17,7 @@ import pytest
 import jobenv
 from jobenv.errors import ConfigError
 from jobenv.sandbox.base import SandboxLimits
-from jobenv.sandbox.local import LocalSandbox
+from jobenv.sandbox.local import LocalSandbox, drain_warm_sandboxes
 
 
 def _step(env, code, timeout=None):
@@ -159,6 +159,7 @@ def test_hostile_cells_are_observations_and_the_episode_goes_on():
 
 
 def test_interpreter_leaves_nothing_behind_after_close():
+    drain_warm_sandboxes()  # sandboxes launched ahead hold descriptors of their own
     before = set(os.listdir("/proc/self/fd"))
 
     async def go():
@@ -170,6 +171,7 @@ def test_interpreter_leaves_nothing_behind_after_close():
         return agent
 
     agent = asyncio.run(go())
+    drain_warm_sandboxes()
     assert not os.path.exists(f"/proc/{agent}")
     assert set(os.listdir("/proc/self/fd")) <= before | {str(max(map(int, before)) + 1)}
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout

@@ -43,8 +43,8 @@ SandboxError rather than hang; ``close`` never raises and is idempotent.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
-import json
 import os
 import platform
 import secrets
@@ -60,17 +60,20 @@ from ...errors import SandboxDiedError, SandboxError, SandboxUnavailableError
 from .. import _fs, _net
 from ..base import WORKSPACE, CellResult, CommandResult, FileEntry, OutputCapture, Sandbox, SandboxLimits
 from ..gc import host_tempdir
-from . import _mounts
+from . import _mounts, _pool
 from ._bwrap import NATIVE_PATH, bwrap_args, bwrap_binary, controller_argv, rlimits, sandbox_env
 from ._cgroups import SANDBOX_PREFIX, gc_local, memory_unbounded_message, setup_cgroups
 from ._mounts import local_software_note, remove_etc_snapshot
 from ._native import controller_note, native_controller
 from ._seccomp import program as seccomp_program
-from ._spawn import Launched, launch, spawner, unavailable_error, verify_started
+from ._spawn import Launched, launch, spawner, verify_started, wait_ready
 from ._stop import stop, teardown
 from ._userns import sandbox_ids, shared_userns
 
-__all__ = ["LocalSandbox", "bwrap_binary", "gc_local", "remove_etc_snapshot", "local_software_note", "controller_note"]
+__all__ = ["LocalSandbox", "bwrap_binary", "gc_local", "remove_etc_snapshot", "local_software_note", "controller_note",
+           "drain_warm_sandboxes"]
+
+drain_warm_sandboxes = _pool.drain
 
 _counter = itertools.count()
 
@@ -82,6 +85,21 @@ def _stage(task_folder: Path | None, ws: str, owner: tuple[int, int] | None) -> 
             os.chown(d, *owner, follow_symlinks=False)
     _fs.stage_tree(Path(task_folder) if task_folder is not None else None, os.path.join(ws, "task_folder"))
     os.makedirs(os.path.join(ws, "output"), exist_ok=True)
+
+
+_Launch = tuple[Any, _mounts.MountPlan, int, int, int]  # bwrap's process, the plan, output fd, status fd, PID 1
+
+
+def _prelaunched(limits: SandboxLimits) -> LocalSandbox:
+    """A sandbox launched up to PID 1's ``ready`` for the warm pool (blocking; torn down if that fails)."""
+    sb = LocalSandbox(limits)
+    sb._started = True
+    try:
+        sb._launched = sb._launch_to_ready()
+    except BaseException:
+        teardown(sb._state)
+        raise
+    return sb
 
 
 class LocalSandbox(Sandbox):
@@ -112,6 +130,7 @@ class LocalSandbox(Sandbox):
         self._number = next(_counter)
         self.sandbox_id = f"{SANDBOX_PREFIX}{os.getpid()}-{self._number}-{secrets.token_hex(3)}"
         self._owner: tuple[int, int] | None = None  # (uid, gid) of the commands when jobenv runs as root
+        self._launched: _Launch | None = None  # set while the sandbox waits in the warm pool
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self, task_folder: Path | None) -> None:
@@ -149,12 +168,58 @@ class LocalSandbox(Sandbox):
     async def _launch(self, task_folder: Path | None, policy: _net.NetworkPolicy | None) -> None:
         st = self._state
         pasta = _net.pasta_binary() if policy is not None else None  # first: a missing stack is a clear error
-        # the blocking part (cgroup folders, the /etc copy, fork and exec) runs on a spawner thread so the event
-        # loop keeps serving other episodes; that thread lives as long as the process, and --die-with-parent
-        # ties the sandbox to the thread that forked it
-        loop = asyncio.get_running_loop()
-        proc, plan, (out_r, st_r, info_r) = await loop.run_in_executor(spawner(), self._spawn, st)
-        await self._after_spawn(proc, plan, out_r, st_r, info_r, task_folder, policy, pasta)
+        warm = _pool.warm_size() > 0 and policy is None  # first: a bad setting is a ConfigError before any launch
+        warm_key = f"{self.limits.model_dump_json()}|{native_controller()}" if warm else None
+        launched = self._take_warm(warm_key) if warm_key is not None else None
+        if launched is None:
+            # the blocking part (cgroup folders, fork and exec, the wait for PID 1) runs on a spawner thread so the
+            # event loop keeps serving other episodes; that thread lives as long as the process, and
+            # --die-with-parent ties the sandbox to the thread that forked it
+            launched = await asyncio.get_running_loop().run_in_executor(spawner(), self._launch_to_ready)
+            st = self._state
+        if warm_key is not None:
+            _pool.refill(warm_key, functools.partial(_prelaunched, self.limits))
+        proc, plan, out_r, st_r, agent_pid = launched
+        self._out, self._status = out_r, st_r
+        assert proc.stdin is not None
+        self._stdin = proc.stdin
+        root = f"/proc/{agent_pid}/root"
+        self._ws = root + WORKSPACE
+        if not os.path.isdir(self._ws):
+            raise SandboxError(f"cannot reach the sandbox workspace at {self._ws}")
+
+        def verify_and_stage() -> None:  # one thread hop; no command runs before start() has returned
+            verify_started(agent_pid, root, plan, task_folder)
+            self._stage_in(task_folder)
+
+        await asyncio.to_thread(verify_and_stage)
+        if policy is not None:
+            assert pasta is not None
+            await asyncio.to_thread(_net.attach, pasta, agent_pid, policy, st)
+
+    def _launch_to_ready(self) -> _Launch:
+        """Launch and wait for PID 1's ``ready`` (blocking: on a spawner thread)."""
+        st = self._state
+        proc, plan, (out_r, st_r, info_r) = self._spawn(st)
+        st["fds"].remove(info_r)  # wait_ready closes it, whatever happens
+        os.set_blocking(out_r, False)
+        st["agent_pid"] = wait_ready(proc, st_r, info_r)
+        return proc, plan, out_r, st_r, st["agent_pid"]
+
+    def _take_warm(self, key: str) -> _Launch | None:
+        """Adopt a warm sandbox of this configuration (see :mod:`._pool`), or None."""
+        while (other := _pool.take(key)) is not None:
+            launched: _Launch = other._launched
+            if launched[1] is not _mounts.mount_plan() or launched[0].poll() is not None:
+                teardown(other._state)  # launched under another mount plan, or died waiting: never used
+                continue
+            other._finalizer.detach()
+            self._finalizer.detach()
+            self._state, self._number, self.sandbox_id, self._owner = (other._state, other._number,
+                                                                      other.sandbox_id, other._owner)
+            self._finalizer = weakref.finalize(self, teardown, self._state)
+            return launched
+        return None
 
     def _spawn(self, st: dict[str, Any]) -> tuple[Launched | subprocess.Popen[bytes], _mounts.MountPlan,
                                                    tuple[int, int, int]]:
@@ -220,56 +285,6 @@ class LocalSandbox(Sandbox):
                 os.close(fd)
         st["proc"] = proc
         return proc, plan, (out_r, st_r, info_r)
-
-    async def _after_spawn(self, proc: Launched | subprocess.Popen[bytes], plan: _mounts.MountPlan, out_r: int, st_r: int,
-                           info_r: int, task_folder: Path | None, policy: _net.NetworkPolicy | None,
-                           pasta: Any) -> None:
-        st = self._state
-        os.set_blocking(out_r, False)
-        line = await self._read_line(st_r, timeout=15.0)
-        if not line.startswith("ready"):
-            err = b""
-            try:
-                proc.wait(timeout=2)
-                err = proc.stderr.read() if proc.stderr else b""
-            except Exception:
-                pass
-            raise unavailable_error(line if line.startswith("fail") else err.decode("utf-8", "replace").strip(),
-                                    proc.returncode)
-        info = b""
-        os.set_blocking(info_r, False)
-        try:
-            while True:
-                chunk = os.read(info_r, 4096)
-                if not chunk:
-                    break
-                info += chunk
-        except BlockingIOError:
-            pass
-        try:
-            agent_pid = int(json.loads(info.decode())["child-pid"])
-        except Exception:
-            raise SandboxError(f"bwrap did not report the sandbox pid (info: {info[:200]!r})") from None
-        st["agent_pid"] = agent_pid
-        # keep only the fds a running sandbox needs (3 per sandbox: stdin, output, status)
-        os.close(info_r)
-        st["fds"].remove(info_r)
-        if proc.stderr is not None:
-            proc.stderr.close()
-        self._out, self._status = out_r, st_r
-        assert proc.stdin is not None
-        self._stdin = proc.stdin
-        root = f"/proc/{agent_pid}/root"
-        self._ws = root + WORKSPACE
-        if not os.path.isdir(self._ws):
-            raise SandboxError(f"cannot reach the sandbox workspace at {self._ws}")
-        def verify_and_stage() -> None:  # one thread hop; no command runs before start() has returned
-            verify_started(agent_pid, root, plan, task_folder)
-            self._stage_in(task_folder)
-
-        await asyncio.to_thread(verify_and_stage)
-        if policy is not None:
-            await asyncio.to_thread(_net.attach, pasta, agent_pid, policy, st)
 
     async def _launch_unsafe(self) -> None:
         warnings.warn(

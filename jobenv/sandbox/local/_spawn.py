@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import os
+import select
 import signal
 import subprocess
 import threading
@@ -14,7 +16,7 @@ from pathlib import Path
 from ...errors import SandboxError, SandboxUnavailableError
 from . import _mounts
 
-__all__ = ["spawner", "verify_started", "unavailable_error", "launch", "Launched"]
+__all__ = ["spawner", "verify_started", "unavailable_error", "launch", "Launched", "wait_ready"]
 
 _SPAWNER: concurrent.futures.ThreadPoolExecutor | None = None
 _SPAWNER_LOCK = threading.Lock()
@@ -147,3 +149,51 @@ def launch(argv_for: Callable[[list[int]], list[str]], fds: list[int]) -> Launch
         for fd in (in_r, err_w, null):
             os.close(fd)
     return Launched(pid, in_w, err_r)
+
+
+def wait_ready(proc: Launched | subprocess.Popen[bytes], st_r: int, info_r: int, timeout: float = 15.0) -> int:
+    """Block until a launched sandbox's controller says ``ready``; its PID 1's host pid (from bwrap's info pipe).
+
+    Always closes ``info_r`` and bwrap's stderr. SandboxUnavailableError or SandboxError (with bwrap's message) when the
+    launch failed or nothing came within ``timeout`` seconds.
+    """
+    try:
+        return _wait_ready(proc, st_r, info_r, timeout)
+    finally:
+        os.close(info_r)
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+def _wait_ready(proc: Launched | subprocess.Popen[bytes], st_r: int, info_r: int, timeout: float) -> int:
+    line = b""
+    deadline = time.monotonic() + timeout
+    while b"\n" not in line:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([st_r], [], [], left)[0]:
+            break
+        chunk = os.read(st_r, 256)
+        if not chunk:
+            break
+        line += chunk
+    text = line.split(b"\n", 1)[0].decode("utf-8", "replace")
+    if not text.startswith("ready"):
+        err = b""
+        try:
+            proc.wait(timeout=2)
+            err = proc.stderr.read() if proc.stderr else b""
+        except Exception:
+            pass
+        raise unavailable_error(text if text.startswith("fail") else err.decode("utf-8", "replace").strip(),
+                                proc.returncode)
+    info = b""
+    os.set_blocking(info_r, False)
+    try:
+        while chunk := os.read(info_r, 4096):
+            info += chunk
+    except BlockingIOError:
+        pass
+    try:
+        return int(json.loads(info.decode())["child-pid"])
+    except Exception:
+        raise SandboxError(f"bwrap did not report the sandbox pid (info: {info[:200]!r})") from None
