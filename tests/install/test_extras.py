@@ -38,6 +38,10 @@ def test_core_alone_runs_the_demo_and_names_every_missing_extra(core_venv: Venv,
     demo = core_venv.cli("demo", "--tasks", "financial_managers/task1", env=env, timeout=600)
     assert demo.returncode == 0, demo.stdout + demo.stderr
     assert "mean reward 1.0000" in demo.stdout
+    # the wheel carries the native controller's source: a fresh cache builds it from there
+    note = core_venv.py("from jobenv.sandbox.local import controller_note; print(controller_note())",
+                        env={**env, "JOBENV_CACHE": str(tmp_path / "cache")})
+    assert note.stdout.startswith(f"native ({tmp_path / 'cache' / 'bin'}/jobenv-controller-"), note.stdout + note.stderr
     one_line_error(core_venv.cli("serve", "--envs", "sample", env=env), "pip install 'jobenv[hosting]'")
     one_line_error(core_venv.cli("build-image", env=env), "pip install 'jobenv[docker]'")
     one_line_error(core_venv.cli("demo", "--sandbox", "docker", env=env), "pip install 'jobenv[docker]'")

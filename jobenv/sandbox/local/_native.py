@@ -122,7 +122,10 @@ def native_controller() -> str | None:
 def _choose(mode: str) -> tuple[str | None, str]:
     if mode == "python":
         return None, "JOBENV_CONTROLLER=python"
-    target = _target()
+    try:
+        target = _target()
+    except OSError as exc:  # an install without the source (a broken or trimmed package)
+        return None, f"cannot read the native controller's source {SOURCE}: {exc.strerror or exc}"
     if _trusted(target):
         return str(target), ""
     try:
