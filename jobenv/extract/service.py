@@ -171,8 +171,11 @@ class _Worker:
 
     def poll_ready(self) -> bool:
         """Whether the worker has finished starting (reads its "ready" frame if it is waiting; never blocks)."""
-        if not self.ready and select.select([self._out], [], [], 0)[0]:
-            self.wait_ready(time.monotonic() + 5)
+        if not self.ready:
+            poller = select.poll()  # not select: descriptors from 1024 up are refused there
+            poller.register(self._out, select.POLLIN)
+            if poller.poll(0):
+                self.wait_ready(time.monotonic() + 5)
         return self.ready
 
     def wait_ready(self, until: float) -> bool:

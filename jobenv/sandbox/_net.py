@@ -222,8 +222,9 @@ def attach(pasta: str, pid: int, policy: NetworkPolicy, state: dict[str, Any]) -
     )
     state["pasta_watch"] = watch
     assert watch.stdout is not None and watch.stderr is not None
-    ready, _, _ = select.select([watch.stdout], [], [], 30.0)
-    line = watch.stdout.readline() if ready else b""
+    poller = select.poll()  # not select: a process with many sandboxes holds descriptors from 1024 up
+    poller.register(watch.stdout, select.POLLIN)
+    line = watch.stdout.readline() if poller.poll(30_000) else b""
     if line.strip() != b"ok":
         stop(state)
         tail = watch.stderr.read().decode("utf-8", "replace").strip().splitlines()[-1:] or ["no answer in 30 s"]

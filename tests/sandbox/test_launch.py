@@ -62,3 +62,27 @@ def test_a_missing_program_is_an_os_error_and_leaks_nothing() -> None:
     with pytest.raises(OSError):
         launch(lambda child: ["/nonexistent/bwrap"], [])
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_sandbox_starts_and_runs_while_this_process_holds_thousands_of_descriptors(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from jobenv.sandbox import make_sandbox
+
+    monkeypatch.setenv("JOBENV_WARM_SANDBOXES", "0")  # a cold start: the launch path itself
+    held = [fd for _ in range(1500) for fd in os.pipe2(os.O_CLOEXEC)]  # numbers far above select()'s 1024
+
+    async def body() -> str:
+        sb = make_sandbox("local")
+        await sb.start(None)
+        try:
+            return (await sb.run("ls /proc/self/fd | wc -l")).output.strip()
+        finally:
+            await sb.close()
+
+    try:
+        assert asyncio.run(body()) == "4"  # stdin, stdout, stderr and ls's own: nothing of the 3,000 held
+    finally:
+        for fd in held:
+            os.close(fd)

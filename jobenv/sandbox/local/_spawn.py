@@ -165,12 +165,19 @@ def wait_ready(proc: Launched | subprocess.Popen[bytes], st_r: int, info_r: int,
             proc.stderr.close()
 
 
+def _readable(fd: int, timeout: float) -> bool:
+    # poll, not select: select refuses descriptors from 1024 up, which a process with many sandboxes holds
+    watch = select.poll()
+    watch.register(fd, select.POLLIN)
+    return bool(watch.poll(max(0, int(timeout * 1000))))
+
+
 def _wait_ready(proc: Launched | subprocess.Popen[bytes], st_r: int, info_r: int, timeout: float) -> int:
     line = b""
     deadline = time.monotonic() + timeout
     while b"\n" not in line:
         left = deadline - time.monotonic()
-        if left <= 0 or not select.select([st_r], [], [], left)[0]:
+        if left <= 0 or not _readable(st_r, left):
             break
         chunk = os.read(st_r, 256)
         if not chunk:
