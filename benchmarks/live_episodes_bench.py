@@ -41,7 +41,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from jobenv.env import JobEnv  # noqa: E402
-from jobenv.sandbox.local import controller_note  # noqa: E402
+from jobenv.sandbox.local import controller_note, drain_warm_sandboxes  # noqa: E402
 from jobenv.tasks import load_task_dir  # noqa: E402
 
 STEP = {"name": "bash", "arguments": {"command": "wc -l task_folder/data.csv"}}
@@ -164,6 +164,7 @@ async def bench(n: int, idle_s: float, spread_s: float) -> dict:
     warm = JobEnv([task], sandbox="local", judge="checks", max_steps=None)  # once per process: the /etc copy,
     await warm.areset(seed=0)  # root's user namespace, the controller's build check
     await warm.aclose()
+    drain_warm_sandboxes()  # sandboxes launched ahead are not episodes: counted out before and after
     ticker = Ticker()
     ticker.start()
     await asyncio.sleep(1.0)
@@ -231,6 +232,7 @@ async def bench(n: int, idle_s: float, spread_s: float) -> dict:
     ticker.phase = "idle-after"
     await asyncio.sleep(1.0)
     ticker.stop()
+    drain_warm_sandboxes()
     after = _leftovers(os.getpid())
     close_errors = [r for r in close_results if isinstance(r, BaseException)]
     k = max(1, len(live))
