@@ -6,14 +6,16 @@ the choice itself (build, cache trust, fallback, refusal) is tested with a real 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from jobenv.errors import ConfigError, SandboxUnavailableError
-from jobenv.sandbox import SandboxLimits, make_sandbox
+from jobenv.sandbox import Sandbox, SandboxLimits, make_sandbox
 from jobenv.sandbox.local import _native, controller_note
 from tests.sandbox.fixtures import run
 
@@ -26,16 +28,19 @@ def controller(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     return str(request.param)
 
 
-async def _started(**limits: object):
+@contextlib.asynccontextmanager
+async def _started(**limits: object) -> AsyncIterator[Sandbox]:
     sb = make_sandbox("local", limits=SandboxLimits(**limits))
     await sb.start(None)
-    return sb
+    try:
+        yield sb
+    finally:
+        await sb.close()
 
 
 def test_the_chosen_controller_is_pid_1(controller: str) -> None:
     async def body() -> None:
-        sb = await _started()
-        try:
+        async with _started() as sb:
             r = await sb.run("tr '\\0' ' ' < /proc/1/cmdline")
             assert r.exit_code == 0, r.output
             if controller == "native":
@@ -44,16 +49,13 @@ def test_the_chosen_controller_is_pid_1(controller: str) -> None:
             else:
                 assert " -I -S -c " in r.output
             assert controller_note().startswith(controller)
-        finally:
-            await sb.close()
 
     run(body())
 
 
 def test_commands_exit_codes_signals_and_pipes(controller: str) -> None:
     async def body() -> None:
-        sb = await _started()
-        try:
+        async with _started() as sb:
             r = await sb.run("echo out; echo err >&2; exit 7")
             assert (r.exit_code, "out" in r.output, "err" in r.output) == (7, True, True)
             assert (await sb.run("kill -KILL $$")).exit_code == 128 + 9
@@ -62,16 +64,13 @@ def test_commands_exit_codes_signals_and_pipes(controller: str) -> None:
             assert r.output == "y\ny\nstatus=141\n", r.output
             r = await sb.run("cat")  # stdin is /dev/null
             assert (r.exit_code, r.output) == (0, "")
-        finally:
-            await sb.close()
 
     run(body())
 
 
 def test_nothing_outlives_its_command(controller: str) -> None:
     async def body() -> None:
-        sb = await _started()
-        try:
+        async with _started() as sb:
             r = await sb.run("for i in $(seq 20); do sleep 300 & done; (setsid sleep 300 &); echo started")
             assert r.output.strip() == "started"
             r = await sb.run("ps -eo pid=,comm= | grep -v -e ' ps$' -e ' bash$' -e ' grep$'")
@@ -81,16 +80,13 @@ def test_nothing_outlives_its_command(controller: str) -> None:
             assert r.timed_out and r.exit_code == 124 and "before" in r.output
             r = await sb.run("ps -eo comm= | grep -c sleep")
             assert r.output.strip() == "0"
-        finally:
-            await sb.close()
 
     run(body())
 
 
 def test_pid_1_is_out_of_reach(controller: str) -> None:
     async def body() -> None:
-        sb = await _started()
-        try:
+        async with _started() as sb:
             r = await sb.run("ls /proc/1/fd; cat /proc/1/environ; echo 0 > /proc/1/oom_score_adj; kill -9 1;"
                              "kill -STOP 1; echo done")
             assert r.output.count("Permission denied") + r.output.count("Operation not permitted") >= 4, r.output
@@ -103,16 +99,13 @@ def test_pid_1_is_out_of_reach(controller: str) -> None:
             assert rest[0] == "1000"
             assert sorted(rest[1:]) == ["0", "1", "2", "3"]  # stdin, the output pipe twice, and ls's own directory
             assert (await sb.run("echo alive")).output == "alive\n"
-        finally:
-            await sb.close()
 
     run(body())
 
 
 def test_python_cells_keep_state_and_survive_their_failures(controller: str) -> None:
     async def body() -> None:
-        sb = await _started()
-        try:
+        async with _started() as sb:
             c = await sb.run_python("import subprocess\nx = 41\nsubprocess.Popen(['sleep', '300']) and x + 1")
             assert (c.exit_code, c.output, c.interpreter_alive, c.restarted) == (0, "42\n", True, False)
             r = await sb.run("ps -eo stat=,comm= | grep -v '^Z' | grep -c sleep")
@@ -126,8 +119,6 @@ def test_python_cells_keep_state_and_survive_their_failures(controller: str) -> 
             c = await sb.run_python("import os; os._exit(3)")
             assert (c.exit_code, c.interpreter_alive) == (3, False)
             assert (await sb.run("echo ok")).output == "ok\n"
-        finally:
-            await sb.close()
 
     run(body())
 
@@ -150,17 +141,18 @@ def test_without_a_compiler_auto_falls_back_and_native_refuses(tmp_path: Path,
     assert controller_note() == "python (fallback: no C compiler (cc or gcc) on PATH to build the native sandbox controller)"
 
     async def body() -> None:
-        sb = await _started()
-        try:
+        async with _started() as sb:
             r = await sb.run("tr '\\0' ' ' < /proc/1/cmdline | head -c 200")
             assert " -I -S -c " in r.output
-        finally:
-            await sb.close()
 
     run(body())
     monkeypatch.setenv("JOBENV_CONTROLLER", "native")
+    async def refused() -> None:
+        async with _started():
+            pass
+
     with pytest.raises(SandboxUnavailableError, match="JOBENV_CONTROLLER=native but no C compiler"):
-        run(_started())
+        run(refused())
 
 
 def test_a_cached_binary_others_could_change_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
