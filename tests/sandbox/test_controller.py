@@ -169,3 +169,32 @@ def test_a_cached_binary_others_could_change_is_rebuilt(tmp_path: Path, monkeypa
     built = os.stat(target).st_ino
     assert _native._choose("native") == (str(target), "")  # chosen again: the trusted binary is reused as it is
     assert os.stat(target).st_ino == built
+
+
+def test_a_cache_on_a_noexec_mount_is_never_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import tempfile
+
+    if os.geteuid() != 0:
+        pytest.skip("mounting a noexec file system needs root")
+    noexec = tmp_path / "noexec"
+    noexec.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "noexec,size=16m", "tmpfs", str(noexec)], check=True)
+    try:
+        monkeypatch.setenv("JOBENV_CACHE", str(noexec / "cache"))
+        monkeypatch.setenv("JOBENV_CONTROLLER", "auto")
+        path = _native.native_controller()  # built there, refused there: a private copy under the temp dir runs
+        assert path is not None and not path.startswith(str(noexec)) and os.path.basename(path).startswith(
+            "jobenv-controller-")
+
+        async def body() -> None:
+            async with _started() as sb:
+                assert (await sb.run("head -c 5 /proc/1/cmdline")).output == "/init"
+
+        run(body())
+        monkeypatch.setattr(tempfile, "tempdir", str(noexec))  # the temp dir on the same mount: no native at all
+        monkeypatch.setenv("JOBENV_CACHE", str(noexec / "cache2"))
+        assert _native.native_controller() is None
+        assert "cannot run" in controller_note() and controller_note().startswith("python (fallback: ")
+    finally:
+        subprocess.run(["umount", "-l", str(noexec)], check=False)

@@ -126,10 +126,11 @@ def _choose(mode: str) -> tuple[str | None, str]:
         target = _target()
     except OSError as exc:  # an install without the source (a broken or trimmed package)
         return None, f"cannot read the native controller's source {SOURCE}: {exc.strerror or exc}"
-    if _trusted(target):
-        return str(target), ""
     try:
-        return str(build_controller(target)), ""
+        if not _trusted(target):
+            build_controller(target)
+        _runs(target)
+        return str(target), ""
     except SandboxUnavailableError as exc:
         why = str(exc)
     if _compiler() is None:
@@ -138,10 +139,23 @@ def _choose(mode: str) -> tuple[str | None, str]:
     private = Path(host_tempdir("controller"))
     atexit.register(shutil.rmtree, private, True)
     try:
-        return str(build_controller(private / target.name)), ""
+        path = build_controller(private / target.name)
+        _runs(path)
+        return str(path), ""
     except SandboxUnavailableError as exc:
         shutil.rmtree(private, ignore_errors=True)
         return None, f"{why}; {exc}"
+
+
+def _runs(path: Path) -> None:
+    """SandboxUnavailableError unless the binary executes here (a cache on a ``noexec`` mount would not, and the
+    sandbox binds it from the same mount)."""
+    try:
+        proc = subprocess.run([str(path), "--launch", "0", "/bin/true"], capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SandboxUnavailableError(f"the native sandbox controller {path} cannot run: {exc}") from None
+    if proc.returncode != 0:
+        raise SandboxUnavailableError(f"the native sandbox controller {path} cannot run (exit {proc.returncode})")
 
 
 def controller_note() -> str:
