@@ -8,6 +8,7 @@ ids, no tasks, an existing file without resume, a misconfigured judge) before an
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import warnings
@@ -192,6 +193,16 @@ class Ledger:
             traj.deliverables = files
             if manifest is not None and manifest != _NOTHING_REJECTED:
                 traj.rejected_ref = manifest
+        commit = asyncio.ensure_future(self._commit(traj))
+        try:
+            await asyncio.shield(commit)
+        except asyncio.CancelledError:
+            # the line is being written on a thread that cancelling does not stop: finish the record first, so
+            # that every line in the file was also counted and reported to on_episode
+            await asyncio.wait({commit})
+            raise
+
+    async def _commit(self, traj: Trajectory) -> None:
         if self.writer is not None:
             await self.writer.write(traj)
         self.results[traj.key] = traj
