@@ -73,6 +73,7 @@ def cleanup_process_temp() -> None:
     local = sys.modules.get(f"{__name__}.local")
     if local is not None:
         try:
+            local.stop_warm_sandboxes()  # first: nothing may launch (and copy /etc again) while we clean up
             local.remove_etc_snapshot()
         except Exception:  # noqa: BLE001 - best effort at shutdown
             pass

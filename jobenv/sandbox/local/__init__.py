@@ -71,9 +71,10 @@ from ._stop import stop, teardown
 from ._userns import sandbox_ids, shared_userns
 
 __all__ = ["LocalSandbox", "bwrap_binary", "gc_local", "remove_etc_snapshot", "local_software_note", "controller_note",
-           "drain_warm_sandboxes"]
+           "drain_warm_sandboxes", "stop_warm_sandboxes"]
 
 drain_warm_sandboxes = _pool.drain
+stop_warm_sandboxes = _pool.stop
 
 _counter = itertools.count()
 

@@ -14,6 +14,7 @@ start launches cold and reports the error itself); nothing here raises but :func
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import time
@@ -25,17 +26,19 @@ from ...errors import ConfigError
 from ._spawn import spawner
 from ._stop import teardown
 
-__all__ = ["warm_size", "take", "refill", "drain"]
+__all__ = ["warm_size", "take", "refill", "drain", "stop"]
 
 MAX_CONFIGURATIONS = 2
 _POOLS: dict[str, list[Any]] = {}  # configuration key -> launched, never started sandboxes (oldest first)
 _FILLING: set[str] = set()
 _LOCK = threading.Lock()
+_STOPPED: list[bool] = [False]  # set when the process shuts down: nothing is launched ahead any more
 
 
 def _forget_after_fork() -> None:
     global _LOCK
     _LOCK = threading.Lock()
+    _STOPPED[0] = False
     for sandboxes in _POOLS.values():
         for sb in sandboxes:
             sb._finalizer.detach()  # the parent's sandboxes: never tear them down from here
@@ -71,7 +74,7 @@ def refill(key: str, launch: Callable[[], Any]) -> None:
     """Launch sandboxes of this configuration on the spawner threads until ``warm_size()`` wait."""
     size = warm_size()
     with _LOCK:
-        if size == 0 or key in _FILLING or len(_POOLS.get(key, ())) >= size:
+        if size == 0 or _STOPPED[0] or key in _FILLING or len(_POOLS.get(key, ())) >= size:
             return
         _FILLING.add(key)
     spawner().submit(_fill, key, launch, size)
@@ -86,6 +89,9 @@ def _fill(key: str, launch: Callable[[], Any], size: int) -> None:
                     return
             sb = launch()
             with _LOCK:
+                if _STOPPED[0]:
+                    evicted.append(sb)
+                    return
                 _POOLS.setdefault(key, []).append(sb)
                 while len(_POOLS) > MAX_CONFIGURATIONS:  # dicts keep insertion order: the oldest goes
                     evicted += _POOLS.pop(next(k for k in _POOLS if k != key))
@@ -98,10 +104,23 @@ def _fill(key: str, launch: Callable[[], Any], size: int) -> None:
             teardown(sb._state)
 
 
+def stop() -> None:
+    """Launch nothing ahead any more and tear down what waits (at exit, and when a server shuts down)."""
+    _STOPPED[0] = True
+    _drain(wait_s=0.0)
+
+
+atexit.register(stop)
+
+
 def drain() -> None:
     """Tear down every waiting sandbox of this process now, after any refill under way (the next start of a
     configuration refills it)."""
-    deadline = time.monotonic() + 10.0
+    _drain(wait_s=10.0)
+
+
+def _drain(wait_s: float) -> None:
+    deadline = time.monotonic() + wait_s
     while _FILLING and time.monotonic() < deadline:
         time.sleep(0.005)
     with _LOCK:
