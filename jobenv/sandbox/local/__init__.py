@@ -167,7 +167,6 @@ class LocalSandbox(Sandbox):
             raise SandboxError(f"cannot stage task folder {task_folder}: {exc}") from None
 
     async def _launch(self, task_folder: Path | None, policy: _net.NetworkPolicy | None) -> None:
-        st = self._state
         pasta = _net.pasta_binary() if policy is not None else None  # first: a missing stack is a clear error
         warm = _pool.warm_size() > 0 and policy is None  # first: a bad setting is a ConfigError before any launch
         warm_key = f"{self.limits.model_dump_json()}|{native_controller()}" if warm else None
@@ -177,7 +176,6 @@ class LocalSandbox(Sandbox):
             # event loop keeps serving other episodes; that thread lives as long as the process, and
             # --die-with-parent ties the sandbox to the thread that forked it
             launched = await asyncio.get_running_loop().run_in_executor(spawner(), self._launch_to_ready)
-            st = self._state
         if warm_key is not None:
             _pool.refill(warm_key, functools.partial(_prelaunched, self.limits))
         proc, plan, out_r, st_r, agent_pid = launched
@@ -196,7 +194,7 @@ class LocalSandbox(Sandbox):
         await asyncio.to_thread(verify_and_stage)
         if policy is not None:
             assert pasta is not None
-            await asyncio.to_thread(_net.attach, pasta, agent_pid, policy, st)
+            await asyncio.to_thread(_net.attach, pasta, agent_pid, policy, self._state)
 
     def _launch_to_ready(self) -> _Launch:
         """Launch and wait for PID 1's ``ready`` (blocking: on a spawner thread)."""

