@@ -21,13 +21,11 @@ Rules that decide scores:
 * Tables: the header is the first of the first 20 rows holding every column the check needs (a header
   cell may carry a unit in parentheses); ``row_count`` counts rows with a filled key column that are not
   total or note rows; ``cell`` needs every row (in every candidate sheet) matching the key to agree.
-* A criterion a deliverable with no right fact could pass - a prohibition (absent text, ``not``, ``ids``
-  with ``present="none"``, a zero row count) or structure only (``file_exists``, ``columns``) - is credited
-  only when each deliverable it reads exists and carries substance: some check of the task with a definite
-  answer (a number, a cell, a field other than ``mentions``, ids present, a row count the instructions do not
-  state) passes on that same file (or, with none defined, the file has at least 25 words that are not
-  placeholders such as ``TBD``). Placeholders with the right names, headers and row count, or with guessed
-  keywords, earn nothing.
+* A criterion that proves no work - structure (files, columns, stated counts), a prohibition, a choice
+  (decision, yes/no, flag cell), "none", a keyword - is credited only when each deliverable it reads exists
+  and carries substance: a criterion of the task that proves work passes on that same file (or, with none
+  defined, the file is more than placeholders). The rule and what proves work: :mod:`jobenv.judge.substance`.
+  Placeholders with the right names, headers, row count, guessed flags and the negative decision earn nothing.
 
 Failure behaviour: evaluating a check never raises. A deliverable that cannot be read makes the criterion
 fail with the reason as evidence; a task with criteria needing the LLM is a grading *error* here.
@@ -64,14 +62,14 @@ from .base import Judge, empty_output_report, rejected_report
 from .facts import Verdict, allowed, close, judge_field_value
 from .reading import parse_numbers, to_number
 from .report import CriterionResult, GradeReport, RubricResult, build_report
+from .substance import needs_substance, placeholder_only, proves_work, stated, work_leaves
 from .tables import check_cell, check_columns, check_row_count
 
-__all__ = ["ChecksJudge", "CheckContext", "evaluate_check", "evaluate_rubrics", "is_prohibition", "needs_substance",
+__all__ = ["ChecksJudge", "CheckContext", "evaluate_check", "evaluate_rubrics",
            "parse_numbers", "SPRAY_LIMIT"]
 
 _TABLE_EXTS = {"csv", "tsv", "xlsx", "xlsm", "xls"}
 SPRAY_LIMIT = 25
-_SUBSTANCE_WORDS = 25
 _LINE_AWARE_RE = re.compile(r"\(\?[a-zA-Z]*m|\^|\$|\\n|\\r")
 
 
@@ -292,64 +290,13 @@ def evaluate_check(check: Any, ctx: CheckContext) -> Verdict:
         return False, f"check could not be evaluated: {type(exc).__name__}: {str(exc)[:200]}"
 
 
-def is_prohibition(check: Any) -> bool:
-    """True for a check that passes by something being absent (see the module docstring)."""
-    if isinstance(check, TextCheck):
-        return check.absent
-    if isinstance(check, IdsCheck):
-        return check.present == "none"
-    if isinstance(check, NotCheck):
-        return True
-    if isinstance(check, RowCountCheck):
-        return check.count == 0
-    if isinstance(check, (AllOfCheck, AnyOfCheck)):
-        parts = [s for s in check.checks if not isinstance(s, FileExistsCheck)]
-        return bool(parts) and all(is_prohibition(s) for s in parts)
-    return False
-
-
-def needs_substance(check: Any) -> bool:
-    """True for a check that a deliverable with no right fact can pass: a prohibition, or structure only
-    (``file_exists``, ``columns``). Such a criterion is credited only on a deliverable with substance."""
-    if is_prohibition(check):
-        return True
-    leaves = check_leaves(check)
-    return all(isinstance(leaf, (FileExistsCheck, ColumnsCheck)) or is_prohibition(leaf) for leaf in leaves)
-
-
-def _positive_leaf(leaf: Any, stated: frozenset[int] = frozenset()) -> bool:
-    """A check with a definite right answer (substance): a keyword (``text``, a ``mentions`` field) is not one,
-    since it can be guessed without any work; nor is a plain row count the task's own text states (``stated``:
-    the whole numbers of its instructions), which placeholder rows meet."""
-    if isinstance(leaf, FieldCheck):
-        return leaf.mentions is None
-    if isinstance(leaf, (NumberCheck, CellCheck)):
-        return True
-    if isinstance(leaf, IdsCheck):
-        return leaf.present == "all"
-    if isinstance(leaf, RowCountCheck):
-        return leaf.count > 0 and not (leaf.where is None and leaf.count in stated)
-    return False
-
-
-_PLACEHOLDER_WORD = re.compile(r"^(?:tbd|tbc|todo|tba|n/?a|pending|placeholder|x+|\?+|-+|\.{3}|…|lorem|ipsum|"
-                               r"fill(?:\s*in)?|unknown|\[.*\]|<.*>)[.,;:]?$", re.I)
-
-
-def _substance(rel: str, positives: list[Any], ctx: CheckContext) -> bool:
-    """Whether deliverable ``rel`` carries a right fact: a positive check on it passes; with none defined for it,
-    at least 25 words that are not placeholders (``TBD``, ``N/A``, ``...``) and twice as many as those that are."""
-    mine = [leaf for leaf in positives if ctx.resolve(leaf)[0] == rel]
+def _substance(rel: str, work: list[Any], ctx: CheckContext) -> bool:
+    """Whether deliverable ``rel`` carries a right fact: a check that proves work passes on it; with none defined
+    for it, it is more than placeholders (:func:`jobenv.judge.substance.placeholder_only`)."""
+    mine = [leaf for leaf in work if ctx.resolve(leaf)[0] == rel]
     if not mine:
-        words = ctx.flat(rel).replace(",", " ").split()
-        real = [w for w in words if not _PLACEHOLDER_WORD.match(w)]
-        return len(real) >= _SUBSTANCE_WORDS and len(real) >= 2 * (len(words) - len(real))
+        return not placeholder_only(ctx.flat(rel))
     return any(evaluate_check(leaf, ctx)[0] for leaf in mine)
-
-
-def stated_numbers(text: str) -> frozenset[int]:
-    """The whole numbers a task's instructions state (``20`` in "list the 20 providers")."""
-    return frozenset(int(m) for m in re.findall(r"(?<![\d.])\d{1,6}(?![\d.])", text or ""))
 
 
 def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction | Path, *,
@@ -367,9 +314,8 @@ def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction |
         ctx = CheckContext(source)
     else:
         ctx = CheckContext(extraction_service().extract_output_sync(Path(source), with_images=False))
-    stated = stated_numbers(instructions)
-    positives = [leaf for r in rubrics for c in (r.checks or []) for leaf in check_leaves(c)
-                 if _positive_leaf(leaf, stated)]
+    known = stated(instructions)
+    work = [leaf for r in rubrics for c in (r.checks or []) for leaf in work_leaves(c) if proves_work(leaf, known)]
     out: list[list[Verdict | None]] = []
     for r in rubrics:
         row: list[Verdict | None] = []
@@ -379,15 +325,15 @@ def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction |
                 row.append(None)
                 continue
             passed, evidence = evaluate_check(check, ctx)
-            if passed and needs_substance(check):
+            if passed and needs_substance(check, known):
                 for leaf in check_leaves(check):
                     rel = ctx.resolve(leaf)[0] if hasattr(leaf, "names") else None
                     if rel is None and hasattr(leaf, "names"):
                         passed, evidence = False, f"not credited: {ctx.resolve(leaf)[1]}"
                         break
-                    if rel is not None and not _substance(rel, positives, ctx):
-                        passed, evidence = False, (f"not credited: {rel} carries no substance "
-                                                   "(no graded fact in it is right)")
+                    if rel is not None and not _substance(rel, work, ctx):
+                        passed, evidence = False, (f"not credited: {rel} carries no substance (no graded fact in "
+                                                   "it that a guess cannot supply is right)")
                         break
             row.append((passed, evidence))
         out.append(row)

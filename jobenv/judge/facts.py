@@ -12,7 +12,8 @@ The rules (stated once, used by :mod:`jobenv.judge.checks` and :mod:`jobenv.judg
   within the tolerance and none of the same magnitude (a tenth to ten times) outside it.
 * A value is one answer: its first clause (asides included) must not offer another through "or" (the comparative
   "or more", "or below"... aside), "and/or", "either", "possibly", "perhaps", "maybe", "alternatively",
-  "otherwise", "unless", "depending", a conditional "if" or a spaced slash ("a.xlsx / b.xlsx"); such a value fails
+  "otherwise", "unless", "depending", "arguably", an alternative result ("on the rerun", "recount",
+  "recalculated", "another reading"), a conditional "if" or a spaced slash ("a.xlsx / b.xlsx"); such a value fails
   whatever it names, for numbers, choices, identifiers, file names and lists alike.
 * Options (yes/no, group names, decisions) are recognised as whole words, longer ones first, outside asides
   ("Professor (Associate Professor is next)" names Professor); a value naming two of them answers both ways. Lists are read by naming options, else split on ``;``, ``,``, ``and``, ``/``.
@@ -166,12 +167,19 @@ _FOLDER_PREFIX_RE = re.compile(r"^(?:/workspace/)?(?:\./)?(?:task_folder/|output
 _COMPARATIVE = r"more|less|fewer|greater|higher|lower|above|below|over|under|later|earlier|equal|so|longer|shorter"
 _ALTERNATIVE_RE = re.compile(
     rf"\band\s*/\s*or\b|\bor\b(?!\s+(?:{_COMPARATIVE})\b)|\b(?:either|possibly|perhaps|maybe|alternatively|"
-    r"otherwise|unless|depending)\b|(?<!\beven )(?<!\bas )\bif\b|\S\s+/\s+\S",
+    r"otherwise|unless|depending|arguably|alternate|alternative(?!\s+to\b)|re-?run|second run|recount|"
+    r"recalculat\w*|(?:an)?other (?:reading|interpretation))\b|(?<!\beven )(?<!\bas )\bif\b|\S\s+/\s+\S",
     re.IGNORECASE)
 
 
 def _first_clause(value: str) -> str:
-    m = _CLAUSE_RE.search(value)
+    """The value up to its first clause break outside parentheses (an aside belongs to the clause it opens in)."""
+    depth, masked = 0, []
+    for ch in value:
+        depth += ch == "("
+        masked.append("_" if depth > 0 and ch not in "()" else ch)
+        depth -= ch == ")" and depth > 0
+    m = _CLAUSE_RE.search("".join(masked))
     return value[: m.start()] if m else value
 
 

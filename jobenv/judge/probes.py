@@ -42,7 +42,8 @@ from ..check_models import (
 )
 from . import reading
 
-__all__ = ["STYLES", "paraphrase", "hedge", "blind", "field_checks", "probe_rubrics", "BLIND_LIMIT"]
+__all__ = ["STYLES", "HEDGES", "paraphrase", "hedge", "blind", "guess", "field_checks", "probe_rubrics",
+           "BLIND_LIMIT"]
 
 STYLES = ("bold", "table", "formats", "prose", "sheets", "formulas")
 BLIND_LIMIT = 0.05
@@ -365,11 +366,63 @@ def _append_lines(path: Path, lines: list[str]) -> None:
             fh.write("\n" + "\n".join(lines) + "\n")
 
 
+# How people offer two answers on one line; each must fail the field it hedges.
+HEDGES: dict[str, str] = {
+    "or": "{v} or {a}",
+    "or-first": "{a} or {v}",
+    "none-or": "none or {v}",
+    "or-zero": "{v} or 0",
+    "and-or": "{v} and/or {a}",
+    "slash": "{v} / {a}",
+    "possibly": "{v} (possibly {a})",
+    "rerun": "{v} ({a} on the rerun)",
+    "if": "{v} ({a} if the limit is read as inclusive)",
+    "unless": "{v}, unless the superseded file applies, in which case {a}",
+}
+
+
+def _rewrite_lines(path: Path, edit: Any) -> None:
+    """Apply ``edit(line) -> line`` to every text line of a memo (Markdown/text lines, Word paragraphs, slide
+    paragraphs)."""
+    ext = path.suffix.lower()
+    if ext == ".docx":
+        import docx
+
+        d = docx.Document(str(path))
+        for para in d.paragraphs:
+            new = edit(para.text)
+            if new != para.text:
+                for run in para.runs[1:]:
+                    run.text = ""
+                if para.runs:
+                    para.runs[0].text = new
+        d.save(str(path))
+    elif ext == ".pptx":
+        from pptx import Presentation
+
+        prs = Presentation(str(path))
+        for slide in prs.slides:
+            for shape in slide.shapes:
+                if shape.has_text_frame:
+                    for para in shape.text_frame.paragraphs:
+                        new = edit(para.text)
+                        if new != para.text:
+                            for run in para.runs[1:]:
+                                run.text = ""
+                            if para.runs:
+                                para.runs[0].text = new
+        prs.save(str(path))
+    elif ext in _TEXT_EXTS:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        path.write_text("\n".join(edit(line) for line in lines) + "\n", encoding="utf-8")
+
+
 def hedge(src: Path, dst: Path, rubrics: Sequence[Any], how: str = "fields") -> tuple[Path, list[int]]:
     """A hedged copy of the correct output and the indices of the rubrics that must then earn nothing.
 
-    ``how="fields"``: every labelled fact gets a second, competing answer. ``how="copies"``: each deliverable a
-    field check reads gets a competing copy under the same name in upper case.
+    ``how="fields"``: every labelled fact gets a second, competing line. ``how="copies"``: each deliverable a
+    field check reads gets a competing copy under the same name in upper case. A key of :data:`HEDGES`: every
+    labelled value is rewritten in place offering a second answer that way ("X or Y", "X (Y on the rerun)").
     """
     _copy(src, dst)
     fields = field_checks(rubrics)
@@ -381,6 +434,20 @@ def hedge(src: Path, dst: Path, rubrics: Sequence[Any], how: str = "fields") -> 
             continue
         hedged.add(i)
         by_file.setdefault(p, []).append(f"{f.label}: {_alternative(f)}")
+    if how in HEDGES:
+        template = HEDGES[how]
+        by_label = {reading.norm_label(lab): f for _, f in fields for lab in f.labels}
+
+        def edit(line: str) -> str:
+            m = _LINE_RE.match(reading.strip_markup(line))
+            f = by_label.get(reading.norm_label(m.group("label"))) if m else None
+            if m is None or f is None:
+                return line
+            return f"{m.group('lead')}{m.group('label')}: " + template.format(v=m.group("value"), a=_alternative(f))
+
+        for p in by_file:
+            _rewrite_lines(p, edit)
+        return dst, sorted(hedged)
     for p, lines in by_file.items():
         if how == "fields":
             _append_lines(p, sorted(set(lines)))
@@ -391,7 +458,7 @@ def hedge(src: Path, dst: Path, rubrics: Sequence[Any], how: str = "fields") -> 
             hedged |= {i for i, r in enumerate(rubrics) for c in (r.checks or []) for leaf in check_leaves(c)
                        if hasattr(leaf, "names") and _target(dst, leaf.names[0]) in (p, twin)}
         else:
-            raise ValueError(f"unknown hedge {how!r}: expected 'fields' or 'copies'")
+            raise ValueError(f"unknown hedge {how!r}: expected 'fields', 'copies' or one of {sorted(HEDGES)}")
     return dst, sorted(hedged)
 
 
@@ -458,17 +525,152 @@ def blind(dst: Path, rubrics: Sequence[Any], how: str = "template") -> Path:
     return dst
 
 
+# ---------------------------------------------------------------------------------------------- guess
+
+_FILLER = ("We reviewed the files in the task folder, applied the house rules as written and checked the figures "
+           "against the source records. The results below are ready for review and reflect the current extract; "
+           "data problems were handled as the rules require and nothing else needs escalation at this stage.")
+
+
+def _guess_answer(f: FieldCheck, known: str, choice: int) -> str:
+    """What a writer who computed nothing puts on a labelled line: the ``choice``-th allowed answer, "none" for a
+    list, a value the instructions state, else a placeholder."""
+    if f.options and f.equals is not None:
+        return f.options[choice % len(f.options)]
+    if f.items is not None or f.contains is not None or f.excludes is not None:
+        return "none"
+    for value in [f.equals, *(f.mentions or [])]:
+        if value and f" {reading.norm(value)} " in known:
+            return value
+    return "TBD"
+
+
+def _read_table(path: Path) -> list[tuple[str, list[list[Any]]]]:
+    if path.suffix.lower() == ".csv":
+        return [("", [list(r) for r in csv.reader(io.StringIO(path.read_text(encoding="utf-8")))])]
+    import openpyxl
+
+    wb = openpyxl.load_workbook(path, data_only=True, read_only=True)
+    try:
+        return [(ws.title, [list(r) for r in ws.iter_rows(values_only=True)]) for ws in wb.worksheets]
+    finally:
+        wb.close()
+
+
+def _answer_rows(rubrics: Sequence[Any], rel: str) -> bool:
+    """Whether a table's rows are themselves the answer (a check wants a given key present): then its keys are not
+    knowable without the work and a guess writes none."""
+    return any(isinstance(leaf, CellCheck) and leaf.column in leaf.match
+               and leaf.file.lower().removeprefix("output/") == rel
+               for r in rubrics for c in (r.checks or []) for leaf in check_leaves(c))
+
+
+def _guess_rows(rows: list[list[Any]]) -> list[list[Any]]:
+    """The header and key column of a correct table (both knowable without computing) with every other column
+    filled by a guess: 0 for numbers, the column's most common text (the default flag) otherwise."""
+    start = next((i for i, r in enumerate(rows) if sum(1 for v in r if v not in (None, "")) >= 2), None)
+    if start is None:
+        return rows[:1]
+    header, body = rows[start], [r for r in rows[start + 1:] if r and r[0] not in (None, "")]
+    guesses: list[Any] = []
+    for j in range(1, len(header)):
+        col = [r[j] for r in body if j < len(r) and r[j] not in (None, "")]
+        texts = [str(v) for v in col if reading.to_number(v) is None]
+        guesses.append(max(set(texts), key=texts.count) if texts else 0)
+    return [header, *[[r[0], *guesses] for r in body]]
+
+
+def guess(src: Path, dst: Path, rubrics: Sequence[Any], *, instructions: str = "", choice: int = 0) -> Path:
+    """A realistic blind deliverable at ``dst``: what a writer who reads the request but computes nothing hands in.
+
+    Every file the checks name, with the correct tables' headers and keys (the input's ids, the stated row
+    count) and guessed cells (0, the usual flag), memos with every label answered by a guess (the ``choice``-th
+    allowed answer, so ``choice=-1`` is the negative decision; "none" for lists; values the instructions state),
+    the words the request mentions and a paragraph of plausible prose. A sound grader gives it at most
+    :data:`BLIND_LIMIT`. ``src`` is the correct output (only its table keys are used)."""
+    if dst.exists():
+        shutil.rmtree(dst)
+    dst.mkdir(parents=True)
+    known = " " + reading.norm(instructions) + " "
+    lines_by_file: dict[str, list[str]] = {}
+    words: list[str] = []
+    for r in rubrics:
+        for c in r.checks or []:
+            for leaf in check_leaves(c):
+                if hasattr(leaf, "names"):
+                    lines_by_file.setdefault(leaf.file.lower().removeprefix("output/"), [])
+                pattern = getattr(leaf, "pattern", None)
+                if pattern and not leaf.absent:
+                    literal = re.sub(r"\(\?<?[=!][^)]*\)|\(\?[a-z]+\)", "", pattern).replace("\\", "")
+                    if re.fullmatch(r"[\w .,&'-]+", literal) and f" {reading.norm(literal)} " in known:
+                        words.append(literal)
+    for _, f in field_checks(rubrics):
+        lines_by_file.setdefault(f.file.lower().removeprefix("output/"), []).append(
+            f"{f.label}: {_guess_answer(f, known, choice)}")
+    for rel, lines in lines_by_file.items():
+        path = dst / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ext = path.suffix.lower()
+        ref = _target(src, rel)
+        if ext in (".csv", ".xlsx", ".xlsm"):
+            try:
+                sheets = _read_table(ref) if ref is not None and ref.suffix.lower() == ext else []
+            except (OSError, ValueError, KeyError):
+                sheets = []
+            cols, _ = _table_columns(rubrics, rel)
+            sheets = [(t, _guess_rows(rows)[:1 if _answer_rows(rubrics, rel) else None]) for t, rows in sheets] or [("Sheet1", [sorted(cols) or ["item", "value"]])]
+            if ext == ".csv":
+                buf = io.StringIO()
+                csv.writer(buf, lineterminator="\n").writerows(sheets[0][1])
+                path.write_text(buf.getvalue(), encoding="utf-8")
+            else:
+                import openpyxl
+
+                wb = openpyxl.Workbook()
+                wb.remove(wb.active)
+                for title, rows in sheets:
+                    ws = wb.create_sheet(title or "Sheet1")
+                    for row in rows:
+                        ws.append(list(row))
+                wb.save(path)
+            continue
+        body = ["Summary", "", *dict.fromkeys(lines), "", _FILLER]
+        if words:
+            body.append("This note also covers " + ", ".join(dict.fromkeys(words)) + ", as the request asked.")
+        if ext == ".docx":
+            import docx
+
+            d = docx.Document()
+            for line in body:
+                d.add_paragraph(line)
+            d.save(str(path))
+        elif ext == ".pptx":
+            from pptx import Presentation
+
+            prs = Presentation()
+            slide = prs.slides.add_slide(prs.slide_layouts[1])
+            slide.shapes.title.text = "Summary"
+            slide.placeholders[1].text_frame.text = "\n".join(body)
+            prs.save(str(path))
+        else:
+            path.write_text("\n".join(body) + "\n", encoding="utf-8")
+    return dst
+
+
 # ---------------------------------------------------------------------------------------------- gate
 
 
-def probe_rubrics(rubrics: Sequence[Any], correct: Path, work: Path, *, full: bool = True) -> list[str]:
+def probe_rubrics(rubrics: Sequence[Any], correct: Path, work: Path, *, full: bool = True,
+                  instructions: str = "") -> list[str]:
     """Problems found by the probes on a correct output: a paraphrase that loses a criterion, a hedge that keeps
-    a rubric, a blind answer above BLIND_LIMIT. Empty when the checks are sound on this task. ``full=False``
-    runs one probe of each kind (the generator's gate: a paraphrase, a field hedge, a spray)."""
+    a rubric, a blind answer (a spray, or a guess with either extreme allowed answer) above BLIND_LIMIT. Empty when
+    the checks are sound on this task. ``full=False`` runs fewer paraphrase and hedge styles (the generator's gate:
+    a paraphrase, a field hedge, three in-place hedges, a spray and the guesses); ``instructions`` is the task's
+    text (what a blind writer knows)."""
     from .checks import evaluate_rubrics
 
     def score(out: Path) -> tuple[float, list[bool]]:
-        verdicts = evaluate_rubrics(rubrics, out)
+        verdicts = evaluate_rubrics(rubrics, out, instructions=instructions)
         passed = [all(v is not None and v[0] for v in row) for row in verdicts]
         total = sum(r.weight for r in rubrics)
         return sum(r.weight for r, ok in zip(rubrics, passed, strict=True) if ok) / total, passed
@@ -476,11 +678,11 @@ def probe_rubrics(rubrics: Sequence[Any], correct: Path, work: Path, *, full: bo
     problems: list[str] = []
     for style in ("bold", "prose") if full else ("prose",):
         out = paraphrase(correct, work / f"paraphrase-{style}", rubrics, style)
-        for r, row in zip(rubrics, evaluate_rubrics(rubrics, out), strict=True):
+        for r, row in zip(rubrics, evaluate_rubrics(rubrics, out, instructions=instructions), strict=True):
             bad = [c for c, v in zip(r.criteria, row, strict=True) if v is not None and not v[0]]
             if bad:
                 problems.append(f"paraphrase ({style}) fails {r.text!r}: {bad[0]!r}")
-    for how in ("fields", "copies") if full else ("fields",):
+    for how in ("fields", "copies", *HEDGES) if full else ("fields", "or", "rerun", "none-or"):
         out, must_fail = hedge(correct, work / f"hedge-{how}", rubrics, how)
         _, passed = score(out)
         kept = [rubrics[i].text for i in must_fail if passed[i]]
@@ -490,4 +692,8 @@ def probe_rubrics(rubrics: Sequence[Any], correct: Path, work: Path, *, full: bo
         s, _ = score(blind(work / f"blind-{how}", rubrics, how))
         if s > BLIND_LIMIT:
             problems.append(f"blind ({how}) output scores {s:.3f} > {BLIND_LIMIT}")
+    for choice in (0, -1):
+        s, _ = score(guess(correct, work / f"guess{choice}", rubrics, instructions=instructions, choice=choice))
+        if s > BLIND_LIMIT:
+            problems.append(f"blind guess (answer {choice}) scores {s:.3f} > {BLIND_LIMIT}")
     return problems

@@ -314,16 +314,17 @@ def test_empty_list_must_be_stated(tmp_path: Path) -> None:
 
 def test_sub_checks_of_a_rubric_read_one_file(tmp_path: Path) -> None:
     """Two checks of one rubric cannot be satisfied by two different copies of the same deliverable."""
-    rubrics = parse_rubrics({"rubrics": [{"rubric": "memo", "weight": 6, "criterion": ["decision", "premise"],
+    total = {"kind": "field", "file": "memo.md", "alternatives": ["memo.txt"], "label": "Total", "number": 41250}
+    rubrics = parse_rubrics({"rubrics": [{"rubric": "memo", "weight": 6, "criterion": ["decision", "premise", "total"],
                                           "jobenv_checks": [dict(DECISION, alternatives=["memo.txt"]),
-                                                            dict(PREMISE, alternatives=["memo.txt"])]}]})
-    out = memo(tmp_path, "Decision: ESCALATE\nPremise confirmed: yes\n")
-    (out / "memo.txt").write_text("Decision: NO ESCALATION\nPremise confirmed: no\n")
+                                                            dict(PREMISE, alternatives=["memo.txt"]), total]}]})
+    out = memo(tmp_path, "Decision: ESCALATE\nPremise confirmed: yes\nTotal: 41,250\n")
+    (out / "memo.txt").write_text("Decision: NO ESCALATION\nPremise confirmed: no\nTotal: 41,250\n")
     row = evaluate_rubrics(rubrics, out)[0]
-    assert [v[0] for v in row] == [False, False]  # type: ignore[index]
+    assert [v[0] for v in row] == [False, False, False]  # type: ignore[index]
     (out / "memo.md").unlink()
     row = evaluate_rubrics(rubrics, out)[0]
-    assert [v[0] for v in row] == [False, True]  # type: ignore[index]  # the one declared alternative is graded
+    assert [v[0] for v in row] == [False, True, True]  # type: ignore[index]  # the one declared alternative is graded
 
 
 # ---- one answer per labelled value: hedges fail, correct answers in other words pass --------------------------
