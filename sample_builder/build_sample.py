@@ -641,8 +641,13 @@ Expected ({n_order} SKUs to order, total order value {_money(total_value)}):
 
 # A reported hypothesis test: a p-value (or "p") stated with a number, or a significance claim that is not negated.
 # Words alone ("no p-value is reported", "not statistically significant") are not a test result.
-P_VALUE_STATEMENT = (r"\bp(?:[- ]?values?)?\s*(?:=|<|>|\u2264|\u2265|:|of|was|is)\s*0?\.\d"
-                     r"|(?<!not )(?<!no )(?<!n't )(?<!never )\bstatistically significant")
+# A test statistic ("z = 2.95", "t-statistic: 2.4", "chi-square of 4.2") or a significance level is a test too.
+P_VALUE_STATEMENT = (r"\bp(?:[- ]?values?)?\s*(?:=|<|>|\u2264|\u2265|:|of|was|is)?\s*0?\.\d"
+                     r"|\b[zt](?:[- ]?(?:stat(?:istic)?|score|value))?\s*(?:=|:)\s*[-\u2212]?\d"
+                     r"|\bchi[- ]?squared?\s*(?:=|:|of|was|is)\s*\d|\u03c7\u00b2?\s*(?:=|:)\s*\d"
+                     r"|\btest statistic\s*(?:=|:|of|was|is)\s*[-\u2212]?\d"
+                     r"|(?<!not )(?<!no )(?<!n't )(?<!never )\b(?:statistically significant|significant at (?:the )?\d|"
+                     r"significance at (?:the )?\d)")
 
 
 def build_biostatisticians(out: Path) -> None:
@@ -770,7 +775,7 @@ def build_biostatisticians(out: Path) -> None:
                  field(M, "95% CI", numbers=[round(lo, 2), round(hi, 2)], tolerance=0.0051)),
         ]),
         rubric("Must not present hypothesis tests (SAP 9.3)", 6, [
-            Crit("The cover note does not report a p-value or significance test",
+            Crit("The cover note does not report a p-value, a test statistic or a significance test",
                  all_of(exists(M), text(M, P_VALUE_STATEMENT, regex=True, absent=True))),
         ]),
     ]
@@ -1180,9 +1185,10 @@ def build_human_resources_specialists(out: Path) -> None:
             Crit(f"Spend as {spend_pct:.2f}% of eligible payroll",
                  field(M, "Spend % of eligible payroll", number=spend_pct, tolerance=0.011)),
         ]),
-        rubric("Must not disclose names in the manager-facing summary", 6, [
-            Crit("The summary names no individual employee",
-                 all_of(exists(M), *[text(M, r["name"], absent=True) for r in res.values()])),
+        rubric("Must not disclose individuals in the manager-facing summary", 6, [
+            Crit("The summary names or identifies no individual employee (no names, no employee IDs)",
+                 all_of(exists(M), *[text(M, r["name"], absent=True) for r in res.values()],
+                        ids(M, list(res), present="none"))),
         ]),
     ]
 

@@ -85,6 +85,7 @@ class CheckContext:
         self.extraction = extraction
         self._files = extraction.file_map()
         self._cache: dict[tuple[str, str], Any] = {}
+        self.scales: frozenset[str] = frozenset()  # units the instructions name (set by evaluate_rubrics)
 
     def files(self, pattern: str) -> list[str]:
         pat = _clean_name(pattern)
@@ -170,7 +171,7 @@ def _check_field(c: FieldCheck, ctx: CheckContext) -> Verdict:
         values.extend(facts.get(reading.norm_label(label), []))
     if not values:
         return False, f"no '{c.label}:' line or table row in {rel}"
-    verdicts = [judge_field_value(c, v) for v in dict.fromkeys(values)]
+    verdicts = [judge_field_value(c, v, ctx.scales) for v in dict.fromkeys(values)]
     bad = [e for ok, e in verdicts if not ok]
     if bad:
         many = f" ({len(verdicts)} values given for one label)" if len(verdicts) > 1 else ""
@@ -228,7 +229,8 @@ def _check_text(c: TextCheck, ctx: CheckContext) -> Verdict:
 
 
 def _id_patterns(ident: str, digits: bool) -> list[re.Pattern[str]]:
-    pats = [re.compile(r"(?<![\w-])" + re.escape(ident) + r"(?![\w-])", re.IGNORECASE)]
+    # an id is a token: an underscore or a dot around it (a file name) still separates it
+    pats = [re.compile(r"(?<![^\W_])(?<!-)" + re.escape(ident) + r"(?![^\W_])(?!-)", re.IGNORECASE)]
     d = re.sub(r"\D", "", ident)
     if digits and d and d != ident:
         pats.append(re.compile(r"(?<![\d.,])0*" + str(int(d)) + r"(?!\d|[.,]\d)"))
@@ -315,6 +317,7 @@ def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction |
     else:
         ctx = CheckContext(extraction_service().extract_output_sync(Path(source), with_images=False))
     known = stated(instructions)
+    ctx.scales = reading.stated_scales(instructions)
     work = [leaf for r in rubrics for c in (r.checks or []) for leaf in work_leaves(c) if proves_work(leaf, known)]
     out: list[list[Verdict | None]] = []
     for r in rubrics:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..check_models import FieldCheck
-from .reading import Uncomputed, find_numbers, norm, to_number
+from .reading import SCALE_WORDS, Num, Uncomputed, find_numbers, norm, to_number
 
 __all__ = ["Verdict", "close", "allowed", "equal", "show", "mentions", "judge_field_value"]
 
@@ -65,7 +65,7 @@ def mentions(value: str, options: Sequence[str]) -> list[str]:
     text = " " + norm(value) + " "
     found = []
     for opt in sorted({norm(o) for o in options if norm(o)}, key=len, reverse=True):
-        pat = re.compile(r"(?<![\w-])" + re.escape(opt) + r"(?![\w-])")
+        pat = re.compile(r"(?<![^\W_])(?<!-)" + re.escape(opt) + r"(?![^\W_])(?!-)")
         if pat.search(text):
             found.append(opt)
             text = pat.sub(" \u2588 ", text)
@@ -98,7 +98,7 @@ _DECREASE_RE = re.compile(r"\b(?:decrease[sd]?|decline[sd]?|down|fell|fall(?:en|
                           r"reduc(?:ed|tion)|shortfall|deficit|under)\b", re.IGNORECASE)
 
 
-def _value_numbers(value: str) -> list[float]:
+def _value_numbers(value: str) -> list[Num]:
     """The numbers of a field value's first clause ("-5.47 mmHg, 95% CI ..." reads -5.47), asides dropped."""
     v = strip = value.strip()
     if strip.startswith("(") and strip.endswith(")") and len(find_numbers(strip[1:-1], words=False)) > 1:
@@ -110,7 +110,7 @@ def _value_numbers(value: str) -> list[float]:
     # a base the answer is taken from ("seven of the 12", "7/12", "312 out of 316", "53.7 per 100") is context, not
     # a candidate: a number right after another number and "of", "out of", "from", "per" or "/"
     found = find_numbers(v)
-    return [n.value for i, n in enumerate(found)
+    return [n for i, n in enumerate(found)
             if not (i and _BASE_RE.search(v[: n.start]) and _BASE_GAP_RE.fullmatch(v[found[i - 1].end: n.start]))]
 
 
@@ -121,18 +121,34 @@ def _same_quantity(x: float, want: float) -> bool:
     return 0.1 <= abs(x) / abs(want) <= 10
 
 
-def _judge_numbers(value: str, wants: list[float], c: Any) -> Verdict:
-    nums = _value_numbers(value)
-    if c.sign == "exact" and any(w < 0 for w in wants) and _DECREASE_RE.search(_first_clause(value)):
-        nums = [-x if x > 0 else x for x in nums]  # the words carry the sign the figure leaves out
+def _readings(n: Num, scales: frozenset[str]) -> list[float]:
+    """A number's values: as written, and in the unit the instructions name when its scale word is that unit
+    ("98.070 billion" is 98.070 where the figure is asked for in billions)."""
+    if n.scale and SCALE_WORDS[n.scale] in scales:
+        return [n.value, n.value / _SCALE_FACTOR[SCALE_WORDS[n.scale]]]
+    return [n.value]
+
+
+_SCALE_FACTOR = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+
+def _judge_numbers(value: str, wants: list[float], c: Any, scales: frozenset[str] = frozenset()) -> Verdict:
+    found = _value_numbers(value)
+    sign = -1.0 if (c.sign == "exact" and any(w < 0 for w in wants)
+                    and _DECREASE_RE.search(_first_clause(value))) else 1.0
+    # the words of a fall carry the sign the figure leaves out
+    readings = [[sign * x if x > 0 else x for x in _readings(n, scales)] for n in found]
+    nums = [r[0] for r in readings]
     used: set[int] = set()
     for w in wants:
         tol = allowed(c, w)
-        hit = next((i for i, x in enumerate(nums) if i not in used and close(x, w, tol, c.sign)), None)
+        hit = next((i for i, xs in enumerate(readings) if i not in used
+                    and any(close(x, w, tol, c.sign) for x in xs)), None)
         if hit is None:
             return False, f"{value!r} does not give {w:g} (+/- {tol:g})"
         used.add(hit)
-    rivals = [x for i, x in enumerate(nums) if i not in used and any(_same_quantity(x, w) for w in wants)]
+    rivals = [nums[i] for i, xs in enumerate(readings)
+              if i not in used and any(_same_quantity(x, w) for x in xs for w in wants)]
     if rivals:
         return False, f"{value!r} gives competing values {', '.join(f'{x:g}' for x in rivals)}"
     return True, f"{value!r}"
@@ -189,7 +205,9 @@ def _alternative(value: str) -> str | None:
     return m.group(0).strip() if m else None
 
 
-def judge_field_value(c: FieldCheck, value: str) -> Verdict:
+def judge_field_value(c: FieldCheck, value: str, scales: frozenset[str] = frozenset()) -> Verdict:
+    """Whether one labelled value passes ``c`` (see the module docstring); ``scales`` are the units the task's
+    instructions name (:func:`jobenv.judge.reading.stated_scales`)."""
     hedge = _alternative(value)
     if hedge is not None:
         return False, f"{value!r} offers more than one answer ({hedge!r}): a labelled value is one answer"
@@ -207,9 +225,9 @@ def judge_field_value(c: FieldCheck, value: str) -> Verdict:
             return True, repr(value)
         return False, f"{value!r} is not {c.equals!r}"
     if c.number is not None:
-        return _judge_numbers(value, [c.number], c)
+        return _judge_numbers(value, [c.number], c, scales)
     if c.numbers is not None:
-        return _judge_numbers(value, list(c.numbers), c)
+        return _judge_numbers(value, list(c.numbers), c, scales)
     if c.mentions is not None:
         named = mentions(value, c.mentions)
         return (True, repr(value)) if named else (False, f"{value!r} names none of {c.mentions}")

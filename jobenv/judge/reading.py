@@ -30,6 +30,8 @@ from ..extract.tables import Uncomputed
 
 __all__ = [
     "Num",
+    "SCALE_WORDS",
+    "stated_scales",
     "Uncomputed",
     "find_numbers",
     "parse_numbers",
@@ -50,6 +52,18 @@ _NUM_RE = re.compile(
     r"(?:[ \t]?(?P<scale>thousand|million|billion|mn|mm|bn|[kKmM])(?![A-Za-z]))?"
     r"(?![\d])(?:[ \t]?(?P<pct>%|percent\b|per cent\b))?[ \t]?(?P<close>\))?"
 )
+# the word an instruction uses for each scale ("report in millions", "$ thousands", "'000")
+SCALE_WORDS = {"k": "thousand", "thousand": "thousand", "m": "million", "mn": "million", "mm": "million",
+               "million": "million", "bn": "billion", "billion": "billion"}
+
+
+def stated_scales(instructions: str) -> frozenset[str]:
+    """The scales ("thousand", "million", "billion") a task's instructions name as a unit."""
+    text = instructions.lower()
+    found = {w for w in ("thousand", "million", "billion") if w in text}
+    return frozenset(found | ({"thousand"} if re.search(r"'000|\b000s\b", text) else set()))
+
+
 _DATE_RE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
 _WORDS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -71,6 +85,7 @@ class Num:
     start: int
     end: int
     pct: bool = False
+    scale: str = ""  # the scale word it was written with ("million", "k", ...), already applied to ``value``
 
 
 def find_numbers(text: str, *, words: bool = True) -> list[Num]:
@@ -89,10 +104,10 @@ def find_numbers(text: str, *, words: bool = True) -> list[Num]:
             val = float(body)
         except ValueError:
             continue
-        scale = m.group("scale")
+        scale = m.group("scale") or ""
         if scale:
             val *= _SCALES[scale.lower()]
-        out.append(Num(-val if neg else val, m.start(), m.end(), bool(m.group("pct"))))
+        out.append(Num(-val if neg else val, m.start(), m.end(), bool(m.group("pct")), scale.lower()))
     if words:
         for m in _WORD_RE.finditer(masked):
             if m.group("small"):

@@ -274,8 +274,8 @@ _HASH_CACHE: str | None = None
 GRADER_SOURCES = ("extract/*.py", "judge/*.py", "judge/prompts/*.txt", "check_models.py", "episode/finish.py",
                   "episode/outcome.py", "episode/rules.py", "tasks.py")
 """Everything under ``jobenv/`` that can change a score: extraction (readers, service, worker and their budgets),
-the checks' models and defaults, the judges and their prompts, the grading rules and how rubrics are read."""
-NOT_GRADER = ("judge/probes.py",)  # used by the task generator only: changes no score
+the checks' models and defaults, the judges and their prompts, the grading rules and how rubrics are read. The
+grader probes (``judge/probes/``, used by the task generator only) are not among them: they change no score."""
 
 
 def grader_sha256(package: Path | None = None) -> str:
@@ -285,8 +285,7 @@ def grader_sha256(package: Path | None = None) -> str:
     if package is None and _HASH_CACHE is not None:
         return _HASH_CACHE
     root = package or Path(__file__).resolve().parent.parent
-    files = sorted({f for pattern in GRADER_SOURCES for f in root.glob(pattern)
-                    if f.relative_to(root).as_posix() not in NOT_GRADER})
+    files = sorted({f for pattern in GRADER_SOURCES for f in root.glob(pattern)})
     h = hashlib.sha256()
     for f in files:
         h.update(f.relative_to(root).as_posix().encode() + b"\0")

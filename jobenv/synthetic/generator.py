@@ -152,14 +152,16 @@ def run_solver(script: Path, task_folder: Path, output_dir: Path) -> dict[str, A
     return mod.main(str(task_folder), str(output_dir))
 
 
-def grade_checks(rubrics: list[Rubric], output_dir: Path) -> list[list[bool | None]]:
+def grade_checks(rubrics: list[Rubric], output_dir: Path, instructions: str = "") -> list[list[bool | None]]:
     """Per rubric, per criterion: does its check pass on ``output_dir``? ``None`` for LLM-graded criteria.
 
-    The judge's own evaluator (:func:`jobenv.judge.checks.evaluate_rubrics`) on the judge's own extraction.
+    The judge's own evaluator (:func:`jobenv.judge.checks.evaluate_rubrics`) on the judge's own extraction,
+    with the task's ``instructions`` as the judge reads them.
     """
     from ..judge.checks import evaluate_rubrics
 
-    return [[None if v is None else bool(v[0]) for v in row] for row in evaluate_rubrics(rubrics, Path(output_dir))]
+    verdicts = evaluate_rubrics(rubrics, Path(output_dir), instructions=instructions)
+    return [[None if v is None else bool(v[0]) for v in row] for row in verdicts]
 
 
 def _passes(row: list[bool | None]) -> bool:
@@ -211,7 +213,7 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
     # solve.py is this engine with these PARAMS; writing its outputs here saves re-reading the files (the
     # tests re-run solve.py as a script and compare the bytes)
     engine.write_outputs(str(outputs), params, facts, rows)
-    for r, res in zip(rubrics, grade_checks(rubrics, outputs), strict=True):
+    for r, res in zip(rubrics, grade_checks(rubrics, outputs, plan.instructions), strict=True):
         bad = [c for c, ok in zip(r.criteria, res, strict=True) if ok is False]
         if bad:
             raise QualityGateError(f"ground truth fails its own check: {r.text!r}: {bad[0]!r}")
@@ -219,18 +221,18 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
     try:
         empty = scratch / "empty"
         empty.mkdir()
-        passed = [r.text for r, res in zip(rubrics, grade_checks(rubrics, empty), strict=True) if _passes(res)]
+        passed = [r.text for r, res in zip(rubrics, grade_checks(rubrics, empty, plan.instructions), strict=True) if _passes(res)]
         if passed:
             raise QualityGateError(f"empty: an empty output passes rubric {passed[0]!r}")
         for kind, i in trap_rubrics.items():
             nout = scratch / kind
             nf, nr = naive[kind]
             engine.write_outputs(str(nout), params, nf, nr)
-            if _passes(grade_checks(rubrics, nout)[i]):
+            if _passes(grade_checks(rubrics, nout, plan.instructions)[i]):
                 raise QualityGateError(f"naive: the naive answer to {kind} still earns {rubrics[i].text!r}")
         # the judge's grader probes: a paraphrased ground truth keeps every criterion, a hedged one loses the
-        # hedged rubrics, a blind one earns at most 0.05 (built from these very checks)
-        problems = probe_rubrics(rubrics, outputs, scratch / "probes", full=False)
+        # hedged rubrics (a second line or in-place hedges), a blind spray or guess earns at most 0.05
+        problems = probe_rubrics(rubrics, outputs, scratch / "probes", full=False, instructions=plan.instructions)
         if problems:
             raise QualityGateError(f"probe: {problems[0]}")
     finally:

@@ -1,6 +1,6 @@
 """The grader test bank (tests/judge/bank): correct answers written differently earn full credit; trap-falling,
 hedged and blind answers earn nothing on their rubrics (blind at most 0.05 overall). Every sample task and
-every synthetic family has at least 5 correct, 3 trap, 2 hedged and 2 blind variants."""
+every synthetic family has at least 5 correct, 3 trap, 12 hedged and 4 blind variants."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_bank_covers_every_sample_task_and_family(bank: dict[str, Case]) -> None
     assert sorted(bank) == sorted(NAMES)
     for case in bank.values():
         counts = {k: sum(1 for v in case.variants if v.kind == k) for k in KINDS}
-        assert counts["correct"] >= 5 and counts["trap"] >= 3 and counts["hedged"] >= 2 and counts["blind"] >= 2, (
+        assert counts["correct"] >= 5 and counts["trap"] >= 3 and counts["hedged"] >= 12 and counts["blind"] >= 4, (
             case.name, counts)
         assert all(v.must_fail for v in case.variants if v.kind in ("trap", "hedged")), case.name
 

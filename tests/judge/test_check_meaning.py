@@ -361,6 +361,10 @@ HEDGE_CHECKS = {
     ("month", "July or August"),
     ("month", "July (perhaps August)"),
     ("month", "July, otherwise August"),
+    ("month", "July (August on the rerun)"),
+    ("month", "July (arguably August)"),
+    ("vendors", "Dunmore Tool & Die (Dunmore Tool & Die; Hale Forge on the rerun)"),
+    ("count", "4 (5 on a recount)"),
 ])
 def test_a_hedged_value_earns_nothing(tmp_path: Path, check: str, value: str) -> None:
     label = HEDGE_CHECKS[check]["label"]
@@ -407,8 +411,101 @@ def test_a_single_answer_in_other_words_still_passes(tmp_path: Path, check: str,
     ({"equals": "claims_2024.xlsx"}, "task_folder/claims_2024.xlsx", True),  # the folder it is in, named
     ({"equals": "claims_2024.xlsx"}, "/workspace/task_folder/claims_2024.xlsx", True),
     ({"equals": "claims_2024.xlsx"}, "task_folder/claims_2023.xlsx", False),
+    ({"mentions": ["Q-88231"]}, "coastal_quote_Q-88231.pdf", True),  # an id inside a file name
+    ({"mentions": ["Q-88231"]}, "coastal_quote_Q-882310.pdf", False),
 ])
 def test_correct_answers_in_common_forms(tmp_path: Path, check: dict[str, Any], value: str, expected: bool) -> None:
     field = {"kind": "field", "file": "memo.md", "label": "Answer", **check}
     ok, why = run(field, memo(tmp_path, f"Answer: {value}\n"))
     assert ok is expected, why
+
+
+@pytest.mark.parametrize("want, value, instructions, expected", [
+    (98.07, "98.070 billion cubic metres", "Total supply: <billion cubic metres, 3 decimals>", True),
+    (98.07, "98.070 billion cubic metres", "Total supply: <cubic metres>", False),  # no such unit asked for
+    (98.07, "98.570 billion cubic metres", "Total supply: <billion cubic metres, 3 decimals>", False),
+    (42.853, "$42.853 million", "Report the total in $ millions.", True),
+    (42_853_000, "$42.853 million", "Report the total in $ millions.", True),  # either reading names the figure
+    (42.853, "$43.1 million", "Report the total in $ millions.", False),
+])
+def test_a_scale_word_that_is_the_stated_unit(tmp_path: Path, want: float, value: str, instructions: str,
+                                              expected: bool) -> None:
+    rubrics = parse_rubrics({"rubrics": [{"rubric": "total", "weight": 1, "criterion": ["total"], "jobenv_checks": [
+        {"kind": "field", "file": "memo.md", "label": "Total", "number": want, "tolerance": 0.0005}]}]})
+    verdict = evaluate_rubrics(rubrics, memo(tmp_path, f"Total: {value}\n"), instructions=instructions)[0][0]
+    assert verdict is not None and verdict[0] is expected, verdict
+
+
+# ---- substance: a criterion that proves no work needs a right fact on the same deliverable --------------------
+
+def _decision_task() -> Any:
+    return parse_rubrics({"rubrics": [
+        {"rubric": "figures", "weight": 8, "criterion": ["peak value"], "jobenv_checks": [
+            {"kind": "field", "file": "memo.md", "label": "Peak value", "number": 38.5, "tolerance": 0.05}]},
+        {"rubric": "decision", "weight": 10, "criterion": ["none flagged", "decision", "not May"], "jobenv_checks": [
+            {"kind": "field", "file": "memo.md", "label": "Months out of tolerance", "items": []},
+            {"kind": "field", "file": "memo.md", "label": "Decision", "equals": "NO ACTION",
+             "options": ["ENFORCEMENT ACTION", "NO ACTION"]},
+            {"kind": "field", "file": "memo.md", "label": "Months out of tolerance", "excludes": ["May"]}]},
+        {"rubric": "flags", "weight": 8, "criterion": ["flag"], "jobenv_checks": [
+            {"kind": "cell", "file": "t.csv", "match": {"month": "May"}, "column": "flagged", "value": "NO"}]},
+        {"rubric": "table", "weight": 8, "criterion": ["rate"], "jobenv_checks": [
+            {"kind": "cell", "file": "t.csv", "match": {"month": "May"}, "column": "pct", "value": 3.8,
+             "tolerance": 0.05}]},
+    ]})
+
+
+@pytest.mark.parametrize("peak, pct, passed", [
+    ("38.5", "3.8", [True, True, True, True]),
+    ("TBD", "3.8", [False, False, True, True]),  # the guessed negative decision needs the memo's figure
+    ("38.5", "0", [True, True, False, False]),  # a guessed "NO" flag needs the table's figure
+    ("41.0", "", [False, False, False, False]),
+])
+def test_a_guessed_decision_or_flag_needs_a_right_figure(tmp_path: Path, peak: str, pct: str,
+                                                         passed: list[bool]) -> None:
+    out = memo(tmp_path, f"Peak value: {peak}\nMonths out of tolerance: none\nDecision: NO ACTION\n\n"
+               "We reviewed every reading against the limit set out in the house rules and found no month above it; "
+               "the data were complete and no record needed correction, so no further action is proposed.\n")
+    (out / "t.csv").write_text(f"month,pct,flagged\nMay,{pct},NO\nJune,{pct},NO\n", encoding="utf-8")
+    verdicts = evaluate_rubrics(_decision_task(), out)
+    assert [all(v is not None and v[0] for v in row) for row in verdicts] == passed, verdicts
+
+
+SAMPLE = Path(__file__).resolve().parents[2] / "jobenv" / "data" / "sample"
+
+
+def _sample_ban(task: str) -> Any:
+    from jobenv.tasks import load_task_dir
+
+    return load_task_dir(SAMPLE / task / "task1", "sample").rubrics[-1]
+
+
+@pytest.mark.parametrize("sentence, banned", [
+    ("The two-sided P value 0.003 (z-test) supports the effect.", True),
+    ("p=0.01", True),
+    ("z = 2.95", True),
+    ("t-statistic: -2.4", True),
+    ("The difference is significant at the 5 % level.", True),
+    ("chi-square of 4.2", True),
+    ("The test statistic was 2.1.", True),
+    ("No p-value or test statistic is reported, as SAP 9.3 requires a descriptive summary.", False),
+    ("The difference is not statistically significant-tested; N = 96 (Placebo 49).", False),
+])
+def test_the_hypothesis_test_ban_catches_test_results(tmp_path: Path, sentence: str, banned: bool) -> None:
+    rubric = _sample_ban("biostatisticians")
+    text = ("Analysis population N: 96\nTreatment difference: -5.47 mmHg\n95% CI: -9.27 to -1.68\n\n"
+            f"{sentence}\n")
+    ok, why = run(rubric.checks[0].model_dump(), memo(tmp_path, text, "primary_endpoint_summary.md"))
+    assert ok is not banned, why
+
+
+@pytest.mark.parametrize("line, banned", [
+    ("- E1123: $3,162.00 lump sum at the G8 maximum", True),  # an individual's pay by employee id
+    ("- Kofi Quintero receives 2.5%", True),
+    ("- Lump-sum payments for employees reaching their range maximum: $3,162.00", False),
+])
+def test_the_individual_pay_ban_catches_ids_as_well_as_names(tmp_path: Path, line: str, banned: bool) -> None:
+    rubric = _sample_ban("human_resources_specialists")
+    ok, why = run(rubric.checks[0].model_dump(), memo(tmp_path, f"Merit budget: $94,818.00\n{line}\n",
+                                                      "merit_summary.md"))
+    assert ok is not banned, why

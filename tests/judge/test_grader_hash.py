@@ -48,6 +48,6 @@ def test_changing_an_extraction_budget_or_a_grading_rule_changes_the_hash(tmp_pa
 def test_the_generator_only_probes_do_not_change_the_hash(tmp_path: Path) -> None:
     root = _copy(tmp_path)
     before = grader_sha256(root)
-    with (root / "judge" / "probes.py").open("a", encoding="utf-8") as f:
+    with (root / "judge" / "probes" / "hedges.py").open("a", encoding="utf-8") as f:
         f.write("\n# a comment only the task generator reads\n")
     assert grader_sha256(root) == before

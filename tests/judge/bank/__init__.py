@@ -8,9 +8,14 @@ Each case is a task plus variants of its output, each labelled with what a caref
 * ``trap`` (3): an output that falls for the task's trap (the reference logic run on a task folder that
   "believes" the trap, or the ground truth with the trap's answer taken). Label: the trap's rubric earns
   nothing.
-* ``hedged`` (2): the correct output plus competing answers (second values for every labelled fact, or a
-  competing copy of each deliverable). Label: every hedged rubric earns nothing.
-* ``blind`` (2): no computation, every answer sprayed. Label: at most 0.05.
+* ``hedged`` (12): the correct output plus competing answers (second values for every labelled fact, a
+  competing copy of each deliverable, or each value rewritten in place the ways people hedge: "X or Y",
+  "none or X", "X or 0", "X and/or Y", "X / Y", "X (possibly Y)", "X (Y on the rerun)", "X (Y if ...)",
+  "X, unless ..."). Label: every hedged rubric earns nothing.
+* ``blind`` (4): no computation: every answer sprayed, a placeholder template, and a realistic guess (the
+  correct tables' headers and keys with guessed cells and flags, memo lines with the first or the last allowed
+  answer - the negative decision -, "none" lists, values the instructions state, plausible prose). Label: at
+  most 0.05.
 
 Variants are built deterministically from the committed tasks (no network); ``build_bank(root)`` writes them
 under ``root`` and returns the cases. Used by tests/judge/test_bank.py and benchmarks/checks_agreement.py.

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jobenv.judge.probes import blind, hedge, paraphrase
+from jobenv.judge.probes import HEDGES, blind, guess, hedge, paraphrase
 from jobenv.tasks import load_task_dir
 
 from . import Case, Variant
@@ -181,10 +181,13 @@ def sample_cases(root: Path) -> list[Case]:
         assert trap_idx, (task.id, prefix)
         variants += [Variant(f"trap-{s}", "trap", _style(fooled, base / f"trap-{s}", task.rubrics, s), trap_idx)
                      for s in TRAP_STYLES]
-        for how in ("fields", "copies"):
+        for how in ("fields", "copies", *HEDGES):
             out, must_fail = hedge(ref, base / f"hedged-{how}", task.rubrics, how)
             variants.append(Variant(f"hedged-{how}", "hedged", out, must_fail))
         for how in ("template", "spray"):
             variants.append(Variant(f"blind-{how}", "blind", blind(base / f"blind-{how}", task.rubrics, how)))
+        for choice in (0, -1):  # a guess with the first allowed answers, then with the last (the negative decision)
+            variants.append(Variant(f"blind-guess{choice}", "blind", guess(
+                ref, base / f"blind-guess{choice}", task.rubrics, instructions=task.instructions, choice=choice)))
         cases.append(Case(task.id, task, variants))
     return cases

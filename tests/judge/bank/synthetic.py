@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from jobenv.judge.probes import blind, hedge, paraphrase
+from jobenv.judge.probes import HEDGES, blind, guess, hedge, paraphrase
 from jobenv.synthetic.build import plan_task
 from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.generator import QualityGateError, write_task
@@ -90,10 +90,13 @@ def synthetic_cases(root: Path) -> list[Case]:
             t = _task(fam, kind, root / "tasks")
             fell, idx = _fall_for(t, out / f"trap-{kind}")
             variants.append(Variant(f"trap-{kind}", "trap", fell, idx, task=t))
-        for how in ("fields", "copies"):
+        for how in ("fields", "copies", *HEDGES):
             o, must_fail = hedge(gt, out / f"hedged-{how}", task.rubrics, how)
             variants.append(Variant(f"hedged-{how}", "hedged", o, must_fail))
         for how in ("template", "spray"):
             variants.append(Variant(f"blind-{how}", "blind", blind(out / f"blind-{how}", task.rubrics, how)))
+        for choice in (0, -1):  # a guess with the first allowed answers, then with the last (the negative decision)
+            variants.append(Variant(f"blind-guess{choice}", "blind", guess(
+                gt, out / f"blind-guess{choice}", task.rubrics, instructions=task.instructions, choice=choice)))
         cases.append(Case(fam, task, variants))
     return cases
