@@ -109,7 +109,8 @@ class Extraction:
 
     ``text`` is the whole document; ``files`` the per-file parts; ``images`` every distinct image found
     (standalone, inside docx, inside notebooks), in file order; ``rejected`` relative paths that were
-    refused (symlinks, special files, or listed by the sandbox export in ``.jobenv_rejected.json``).
+    refused (symlinks, special files, or listed by the sandbox export in ``.jobenv_rejected.json``);
+    ``budget_cut`` the files shown in part or not at all because of the total budget.
     """
 
     root: Path
@@ -118,6 +119,7 @@ class Extraction:
     files: list[ExtractedFile] = field(default_factory=list)
     images: list[ImageRef] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
+    budget_cut: list[str] = field(default_factory=list)  # files cut or left out by the total budget
 
     @property
     def empty(self) -> bool:

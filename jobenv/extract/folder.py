@@ -176,6 +176,7 @@ def assemble_output(
         note += f"; {len(left_out)} file(s) left out: {_names(left_out)}"
         sections.append(f"[{len(left_out):,} more file(s) not shown: the deliverables' total budget was reached]\n")
     ex.text = "\n".join([note + "]\n", *sections])
+    ex.budget_cut = cut + left_out
     return ex
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeConfigError
-from ..extract import Extraction, ExtractMode
+from ..extract import TOTAL_CAP, Extraction, ExtractMode
 from ..extract.service import extraction_service
 from .base import Judge, empty_output_report, rejected_report
 from .checks import ChecksJudge, evaluate_rubrics
@@ -67,7 +67,8 @@ class AutoJudge(Judge):
             return await self._llm.grade(task, output_dir)
         t0 = time.perf_counter()
         try:
-            ex = await extraction_service().extract_output(Path(output_dir), mode=self.mode)
+            total = self._llm.total_chars if self._llm is not None else TOTAL_CAP
+            ex = await extraction_service().extract_output(Path(output_dir), mode=self.mode, total_cap=total)
             if ex.rejected:
                 return rejected_report(task, ex, self.kind, None, self.mode, t0)
             if ex.empty:
@@ -85,7 +86,8 @@ class AutoJudge(Judge):
 
     async def _hybrid(self, task: Any, ex: Extraction, t0: float) -> GradeReport:
         assert self._llm is not None
-        verdicts = await asyncio.to_thread(evaluate_rubrics, task.rubrics, ex)
+        verdicts = await asyncio.to_thread(evaluate_rubrics, task.rubrics, ex,
+                                           instructions=getattr(task, "instructions", "") or "")
         # one sub-rubric per rubric holding LLM criteria, with only those criteria
         todo = [(i, [j for j, v in enumerate(row) if v is None]) for i, row in enumerate(verdicts)]
         todo = [(i, js) for i, js in todo if js]
@@ -118,8 +120,10 @@ class AutoJudge(Judge):
                 res.overall_reasoning, res.judge_claimed_pass, res.latency_s = (
                     lr.overall_reasoning, lr.judge_claimed_pass, lr.latency_s)
             results.append(res)
-        return build_report(task, results, judge_kind=self.kind, judge_model=self._llm.model, mode=self.mode,
-                            latency_s=time.perf_counter() - t0)
+        report = build_report(task, results, judge_kind=self.kind, judge_model=self._llm.model, mode=self.mode,
+                              latency_s=time.perf_counter() - t0)
+        report.budget_cut_files = sub.budget_cut_files
+        return report
 
 
 def make_judge(kind: str | Judge = "auto", **options: Any) -> Judge:

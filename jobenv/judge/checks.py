@@ -315,7 +315,7 @@ def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction |
     elif isinstance(source, Extraction):
         ctx = CheckContext(source)
     else:
-        ctx = CheckContext(extraction_service().extract_output_sync(Path(source), with_images=False))
+        ctx = CheckContext(extraction_service().extract_output_sync(Path(source), with_images=False, total_cap=None))
     known = stated(instructions)
     ctx.scales = reading.stated_scales(instructions)
     work = [leaf for r in rubrics for c in (r.checks or []) for leaf in work_leaves(c) if proves_work(leaf, known)]
@@ -380,7 +380,8 @@ class ChecksJudge(Judge):
         if not task.has_checks:
             return self.grade_blocking(task, output_dir, t0=t0)
         try:
-            ex = await extraction_service().extract_output(Path(output_dir), mode=self.mode, with_images=False)
+            ex = await extraction_service().extract_output(Path(output_dir), mode=self.mode, with_images=False,
+                                                           total_cap=None)  # checks fit no context window
         except Exception as exc:
             return self._failed(task, exc, t0)
         return await asyncio.to_thread(self.grade_blocking, task, output_dir, ex, t0=t0)
@@ -406,7 +407,7 @@ class ChecksJudge(Judge):
                     latency_s=time.perf_counter() - t0,
                 )
             ex = extraction if extraction is not None else extraction_service().extract_output_sync(
-                Path(output_dir), mode=self.mode, with_images=False)
+                Path(output_dir), mode=self.mode, with_images=False, total_cap=None)
             if ex.rejected:
                 return rejected_report(task, ex, self.kind, None, self.mode, t0)
             if ex.empty:

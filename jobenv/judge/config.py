@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import JudgeConfigError, first_problem
+from ..extract.folder import TOTAL_CAP
 
 __all__ = ["JudgeConfig", "ENV_BASE_URL", "ENV_API_KEY", "ENV_MODEL", "CONFIG_HINT", "JUDGE_KINDS",
            "DEFAULT_MAX_COMPLETION_TOKENS"]
@@ -45,6 +46,8 @@ class JudgeConfig(BaseModel):
     cache_dir: Path | str | bool | None = None
     temperature: float = Field(default=0.0, ge=0)
     max_completion_tokens: int | None = Field(default=DEFAULT_MAX_COMPLETION_TOKENS, ge=1)  # None: send no limit
+    # characters of all deliverables together in one LLM request; None: no total, as the official judge
+    total_chars: int | None = Field(default=TOTAL_CAP, ge=1)
 
     @classmethod
     def build(cls, **options: Any) -> JudgeConfig:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import JudgeConfigError, ReplyError
-from ..extract import Extraction, ExtractMode, ImageRef, is_visual_rubric, select_images
+from ..extract import TOTAL_CAP, Extraction, ExtractMode, ImageRef, is_visual_rubric, select_images
 from ..extract.service import extraction_service
 from .base import Judge, empty_output_report, rejected_report
 from .config import CONFIG_HINT, DEFAULT_MAX_COMPLETION_TOKENS, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, JudgeConfig
@@ -324,6 +324,7 @@ class LLMJudge(Judge):
         cache_dir: Path | str | None | bool = None,
         temperature: float = 0.0,
         max_completion_tokens: int | None = DEFAULT_MAX_COMPLETION_TOKENS,
+        total_chars: int | None = TOTAL_CAP,
     ) -> None:
         base_url, api_key, model = llm_config_from_env(base_url, api_key, model)
         missing = [name for name, v in ((ENV_BASE_URL, base_url), (ENV_API_KEY, api_key), (ENV_MODEL, model)) if not v]
@@ -340,6 +341,9 @@ class LLMJudge(Judge):
         if max_completion_tokens is not None and max_completion_tokens < 1:
             raise JudgeConfigError("max_completion_tokens must be >= 1 (or None to send no limit)")
         self.max_completion_tokens = max_completion_tokens
+        if total_chars is not None and total_chars < 1:
+            raise JudgeConfigError("total_chars must be >= 1 (or None for no total, as the official judge)")
+        self.total_chars = total_chars
         if cache_dir is False:
             self.cache: VerdictCache | None = None
         elif cache_dir is None or cache_dir is True:
@@ -353,7 +357,8 @@ class LLMJudge(Judge):
     async def grade(self, task: Any, output_dir: Path) -> GradeReport:
         t0 = time.perf_counter()
         try:
-            ex = await extraction_service().extract_output(Path(output_dir), mode=self.mode)
+            ex = await extraction_service().extract_output(Path(output_dir), mode=self.mode,
+                                                           total_cap=self.total_chars)
             return await self.grade_extraction(task, ex, t0=t0)
         except Exception as exc:  # fail-closed: never a score from a crashed grader
             return build_report(task, [], judge_kind=self.kind, judge_model=self.model, mode=self.mode,
@@ -378,8 +383,10 @@ class LLMJudge(Judge):
         finally:
             await client.close()
         results = _unanswerable_as_failed(list(results), task.rubrics)
-        return build_report(task, results, judge_kind=self.kind, judge_model=self.model, mode=self.mode,
-                            latency_s=time.perf_counter() - t0)
+        report = build_report(task, results, judge_kind=self.kind, judge_model=self.model, mode=self.mode,
+                              latency_s=time.perf_counter() - t0)
+        report.budget_cut_files = list(ex.budget_cut)
+        return report
 
     async def _rubric(self, client: Any, sem: asyncio.Semaphore, i: int, rubric: Any, ex: Extraction) -> RubricResult:
         res = RubricResult(index=i, rubric=rubric.text, weight=rubric.weight,

@@ -141,6 +141,7 @@ class GradeReport(BaseModel):
     empty_output: bool = False
     rubrics: list[RubricResult] = Field(default_factory=list)
     rejected_files: list[str] = Field(default_factory=list)
+    budget_cut_files: list[str] = Field(default_factory=list)  # shown in part (or not) by the LLM's total budget
     judge_kind: str = ""
     judge_model: str | None = None
     extraction_mode: str = "values"

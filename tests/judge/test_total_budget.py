@@ -70,3 +70,27 @@ def test_thousands_of_files_are_left_out_with_one_note() -> None:
     assert "480 file(s) cut" in ex.text and "1020 file(s) left out" in ex.text  # 600,000 // (1,000 + 250) shown
     assert "[1,020 more file(s) not shown" in ex.text
     assert ex.file_map()["f1499.txt"].truncated
+
+
+def test_the_total_is_configurable_and_reported(tmp_path: Path) -> None:
+    """Four near-cap files with a fact at each end: the default total cuts them and the report names them;
+    ``total_chars=None`` sends every character, as the official judge does, and names none."""
+    from jobenv.judge import make_judge
+
+    out = tmp_path / "out"
+    out.mkdir()
+    for i in range(4):
+        body = "region,amount\n" + "north,1\n" * 23_700
+        (out / f"ledger_{i}.csv").write_text(f"first,FACT-HEAD-{i}\n" + body + f"last,FACT-TAIL-{i}\n")
+    task = make_task(tmp_path, [{"rubric": "Ledgers", "weight": 1, "criterion": ["Holds the facts"]}])
+    with OpenAIServer(_judge) as srv:
+        opts = {"base_url": srv.base_url, "api_key": "k", "model": "m", "cache_dir": False}
+        cut = make_judge("llm", **opts).grade_sync(task, out)
+        cut_text = prompt_text(srv.requests[-1])
+        whole = make_judge("llm", total_chars=None, **opts).grade_sync(task, out)
+        whole_text = prompt_text(srv.requests[-1])
+    assert cut.status == "ok" and sorted(cut.budget_cut_files) == [f"ledger_{i}.csv" for i in range(4)]
+    assert sum(f"FACT-TAIL-{i}" in cut_text for i in range(4)) < 4
+    assert whole.status == "ok" and whole.budget_cut_files == []
+    assert all(f"FACT-HEAD-{i}" in whole_text and f"FACT-TAIL-{i}" in whole_text for i in range(4))
+    assert "total budget" not in whole_text
