@@ -16,7 +16,9 @@ The rules (stated once, used by :mod:`jobenv.judge.checks` and :mod:`jobenv.judg
   "recalculated", "another reading"), a conditional "if" or a spaced slash ("a.xlsx / b.xlsx"); such a value fails
   whatever it names, for numbers, choices, identifiers, file names and lists alike.
 * Options (yes/no, group names, decisions) are recognised as whole words, longer ones first, outside asides
-  ("Professor (Associate Professor is next)" names Professor); a value naming two of them answers both ways. Lists are read by naming options, else split on ``;``, ``,``, ``and``, ``/``.
+  ("Professor (Associate Professor is next)" names Professor); a value naming two of them answers both ways,
+  and so does an aside naming another option without comparing or ruling it out ("July (August on a stricter
+  reading)", unlike "July (August next)"). Lists are read by naming options, else split on ``;``, ``,``, ``and``, ``/``.
 """
 
 from __future__ import annotations
@@ -184,7 +186,8 @@ _COMPARATIVE = r"more|less|fewer|greater|higher|lower|above|below|over|under|lat
 _ALTERNATIVE_RE = re.compile(
     rf"\band\s*/\s*or\b|\bor\b(?!\s+(?:{_COMPARATIVE})\b)|\b(?:either|possibly|perhaps|maybe|alternatively|"
     r"otherwise|unless|depending|arguably|alternate|alternative(?!\s+to\b)|re-?run|second run|recount|"
-    r"recalculat\w*|(?:an)?other (?:reading|interpretation))\b|(?<!\beven )(?<!\bas )\bif\b|\S\s+/\s+\S",
+    r"recalculat\w*|(?:an)?other (?:reading|interpretation)|(?:under|on) (?:a|an|the) [\w-]+ (?:reading|basis|"
+    r"interpretation|assumption|method|definition|view))\b|(?<!\beven )(?<!\bas )\bif\b|\S\s+/\s+\S",
     re.IGNORECASE)
 
 
@@ -205,10 +208,28 @@ def _alternative(value: str) -> str | None:
     return m.group(0).strip() if m else None
 
 
+# an aside naming another allowed answer only compares or rules it out when it says so
+_CONTRAST_RE = re.compile(
+    r"\b(?:next|nearest|second|third|runner-up|behind|ahead|below|above|lower|higher|than|not|no|excluded|"
+    r"ruled out|rejected|vs\.?|versus|compared|from|previous(?:ly)?|prior|last|earlier|later|after|before|"
+    r"also reviewed|other side|closest|trails?|follow(?:s|ed)?|only)\b", re.IGNORECASE)
+
+
+def _aside_alternative(value: str, options: Sequence[str]) -> str | None:
+    """An aside that names an allowed answer the value does not give, without comparing or ruling it out
+    ("July (August on a stricter reading)"), or None."""
+    main = set(mentions(_drop_asides(value), options))
+    for aside in _ASIDE_RE.findall(value):
+        others = [o for o in mentions(aside, options) if o not in main]
+        if others and not _CONTRAST_RE.search(aside):
+            return others[0]
+    return None
+
+
 def judge_field_value(c: FieldCheck, value: str, scales: frozenset[str] = frozenset()) -> Verdict:
     """Whether one labelled value passes ``c`` (see the module docstring); ``scales`` are the units the task's
     instructions name (:func:`jobenv.judge.reading.stated_scales`)."""
-    hedge = _alternative(value)
+    hedge = _alternative(value) or (_aside_alternative(value, c.options) if c.options else None)
     if hedge is not None:
         return False, f"{value!r} offers more than one answer ({hedge!r}): a labelled value is one answer"
     if c.equals is not None:

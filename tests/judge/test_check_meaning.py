@@ -365,6 +365,10 @@ HEDGE_CHECKS = {
     ("month", "July (arguably August)"),
     ("vendors", "Dunmore Tool & Die (Dunmore Tool & Die; Hale Forge on the rerun)"),
     ("count", "4 (5 on a recount)"),
+    ("count", "4 (7 under a stricter reading)"),
+    ("month", "July (August on a stricter reading)"),
+    ("month", "July (August)"),
+    ("vendors", "Dunmore Tool & Die (Hale Forge pending review)"),
 ])
 def test_a_hedged_value_earns_nothing(tmp_path: Path, check: str, value: str) -> None:
     label = HEDGE_CHECKS[check]["label"]
@@ -388,6 +392,9 @@ def test_a_hedged_value_earns_nothing(tmp_path: Path, check: str, value: str) ->
     ("decision", "ESCALATE - two ranks are above the limit, one of them by 12% or more"),
     ("month", "July"),
     ("month", "July (41 incidents, the most of any month)"),
+    ("month", "July (August next, June lower)"),
+    ("month", "July (ahead of August by 3 incidents)"),
+    ("vendors", "Dunmore Tool & Die (Hale Forge was also reviewed and is not suspended)"),
 ])
 def test_a_single_answer_in_other_words_still_passes(tmp_path: Path, check: str, value: str) -> None:
     label = HEDGE_CHECKS[check]["label"]
