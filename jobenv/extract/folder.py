@@ -139,7 +139,8 @@ def assemble_output(
     """The :class:`Extraction` of an output directory from its extracted entries (in path order).
 
     With ``total_cap``, the files' texts together keep at most that many characters (see
-    :func:`_total_allowances`); a cut file ends with a marker, files left out entirely are named in one note,
+    :func:`_total_allowances`); a cut file keeps its first three quarters of its allowance and its last quarter
+    around a marker, files left out entirely are named in one note,
     and a note heading the text says what was cut. Images are deduplicated by content.
     """
     ex = Extraction(root=Path(root), mode=mode, rejected=list(rejected))
@@ -166,8 +167,10 @@ def assemble_output(
                 left_out.append(f.path)
                 continue
             cut.append(f.path)
-            f.text = t[:a] + (f"\n[... cut by jobenv: {n - a:,} of this file's {n:,} characters left out; the "
-                              f"deliverables' total budget of {total_cap:,} characters is shared across files ...]")
+            head = a * 3 // 4  # the head and the tail: totals and conclusions often close a file
+            f.text = t[:head] + (f"\n[... cut by jobenv: {n - a:,} of this file's {n:,} characters left out here; the "
+                                 f"deliverables' total budget of {total_cap:,} characters is shared across files ...]\n"
+                                 ) + t[n - (a - head):]
         sections.append(f"===== FILE: {f.path} =====\n{f.text.rstrip()}\n")
     note = f"[jobenv: the deliverables hold {sum(sizes):,} characters of text, over the total budget of {total_cap:,}"
     if cut:

@@ -50,8 +50,8 @@ def test_total_budget_keeps_small_files_whole_and_shares_the_rest() -> None:
     over = extract_output(out, total_cap=101_000)
     by = over.file_map()
     assert by["small.md"].text == "s" * 1000 and not by["small.md"].truncated
-    assert by["big1.md"].text.startswith("a" * 49_000) and "characters left out" in by["big1.md"].text
-    assert by["big2.md"].text.startswith("b" * 49_000) and by["big2.md"].truncated
+    assert by["big1.md"].text.startswith("a" * 36_000) and "characters left out" in by["big1.md"].text
+    assert by["big2.md"].text.startswith("b" * 36_000) and by["big2.md"].text.endswith("b" * 12_000)
     assert len(over.text) < 101_000 + 1_000
     assert over.text.startswith("[jobenv: the deliverables hold 381,000 characters of text, over the total budget")
 
@@ -80,8 +80,9 @@ def test_the_total_is_configurable_and_reported(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     for i in range(4):
-        body = "region,amount\n" + "north,1\n" * 23_700
-        (out / f"ledger_{i}.csv").write_text(f"first,FACT-HEAD-{i}\n" + body + f"last,FACT-TAIL-{i}\n")
+        before, after = "north,1\n" * 16_000, "south,2\n" * 7_700  # the middle fact at two thirds of the file
+        (out / f"ledger_{i}.csv").write_text(f"first,FACT-HEAD-{i}\nregion,amount\n{before}middle,FACT-MID-{i}\n"
+                                             f"{after}last,FACT-TAIL-{i}\n")
     task = make_task(tmp_path, [{"rubric": "Ledgers", "weight": 1, "criterion": ["Holds the facts"]}])
     with OpenAIServer(_judge) as srv:
         opts = {"base_url": srv.base_url, "api_key": "k", "model": "m", "cache_dir": False}
@@ -90,7 +91,8 @@ def test_the_total_is_configurable_and_reported(tmp_path: Path) -> None:
         whole = make_judge("llm", total_chars=None, **opts).grade_sync(task, out)
         whole_text = prompt_text(srv.requests[-1])
     assert cut.status == "ok" and sorted(cut.budget_cut_files) == [f"ledger_{i}.csv" for i in range(4)]
-    assert sum(f"FACT-TAIL-{i}" in cut_text for i in range(4)) < 4
+    assert all(f"FACT-HEAD-{i}" in cut_text and f"FACT-TAIL-{i}" in cut_text for i in range(4))  # ends kept
+    assert sum(f"FACT-MID-{i}" in cut_text for i in range(4)) < 4
     assert whole.status == "ok" and whole.budget_cut_files == []
-    assert all(f"FACT-HEAD-{i}" in whole_text and f"FACT-TAIL-{i}" in whole_text for i in range(4))
+    assert all(f"FACT-{at}-{i}" in whole_text for at in ("HEAD", "MID", "TAIL") for i in range(4))
     assert "total budget" not in whole_text
