@@ -48,7 +48,7 @@ __all__ = [
     "rubric",
 ]
 
-GENERATOR_VERSION = "2.0.0"
+GENERATOR_VERSION = "2.1.0"  # 2.1: the gate grades with the instructions and runs hedges in place and guesses
 
 
 class DegenerateTask(JobenvError):
