@@ -39,6 +39,7 @@ class Options:
     scoring: Literal["strict", "official"]
     evaluated_model: str | None
     max_completion_tokens: int | None
+    total_chars: int | None
     judge: str
     extract_only: bool
     mode: Literal["values", "formulas"]
@@ -60,6 +61,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="evaluated_model written in --details (default: the output directory's name)")
     p.add_argument("--max-completion-tokens", type=non_negative_int, default=None,
                    help="the judge's reply limit sent to the API (default: 200000, as the official judge; 0 sends none)")
+    p.add_argument("--total-chars", type=non_negative_int, default=None,
+                   help="characters of all deliverables together in one LLM request (default: 600000; 0: no total, "
+                        "as the official judge)")
     p.add_argument("--judge", choices=JUDGE_CHOICES, default="auto", help="judge kind")
     p.add_argument("--extract-only", action="store_true",
                    help="print the extracted deliverable text and stop (default: grade)")
@@ -122,6 +126,8 @@ def run(opts: Options) -> int:
     options: dict[str, Any] = {"mode": opts.mode}
     if opts.max_completion_tokens is not None and opts.judge != "checks":
         options["max_completion_tokens"] = opts.max_completion_tokens or None  # 0 sends no limit
+    if opts.total_chars is not None and opts.judge != "checks":
+        options["total_chars"] = opts.total_chars or None  # 0: no total
     judge = make_judge(opts.judge, **options)
     report = judge.grade_sync(task, out)
     data = report.model_dump(mode="json")

@@ -77,6 +77,24 @@ def test_llm_judge_via_cli(case, tmp_path, monkeypatch, capsys) -> None:
     assert data["normalized_score"] == 1.0 and data["judge_model"] == "cli-model"
 
 
+def test_total_chars_flag_cuts_and_reports(case, tmp_path, monkeypatch, capsys) -> None:
+    """--total-chars sets the LLM request's total; the report names the files it cut; 0 sends everything."""
+    rub, out = case
+    (out / "appendix.md").write_text("appendix line\n" * 3_000)
+    with OpenAIServer(lambda req: json.dumps(verdict(n_criteria(req)))) as srv:
+        monkeypatch.setenv("JOBENV_JUDGE_BASE_URL", srv.base_url)
+        monkeypatch.setenv("JOBENV_JUDGE_API_KEY", "k")
+        monkeypatch.setenv("JOBENV_JUDGE_MODEL", "cli-model")
+        base = ["judge", "--rubrics", str(rub), "--output-dir", str(out), "--judge", "llm"]
+        assert main([*base, "--total-chars", "5000"]) == 0
+        assert json.loads(capsys.readouterr().out)["budget_cut_files"] == ["appendix.md"]
+        assert main([*base, "--total-chars", "0"]) == 0
+        assert json.loads(capsys.readouterr().out)["budget_cut_files"] == []
+    with pytest.raises(SystemExit) as exc:
+        main([*base, "--total-chars", "-1"])
+    assert exc.value.code == 2 and "--total-chars: must be 0 or more" in capsys.readouterr().err
+
+
 def test_extract_only_and_bad_rubrics(case, tmp_path, capsys) -> None:
     rub, out = case
     assert main(["judge", "--rubrics", str(rub), "--output-dir", str(out), "--extract-only"]) == 0
