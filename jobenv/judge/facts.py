@@ -18,7 +18,8 @@ The rules (stated once, used by :mod:`jobenv.judge.checks` and :mod:`jobenv.judg
 * Options (yes/no, group names, decisions) are recognised as whole words, longer ones first, outside asides
   ("Professor (Associate Professor is next)" names Professor); a value naming two of them answers both ways,
   and so does an aside naming another option without comparing or ruling it out ("July (August on a stricter
-  reading)", unlike "July (August next)"). Lists are read by naming options, else split on ``;``, ``,``, ``and``, ``/``.
+  reading)", unlike "July (August next)") or a later clause offering one as possible ("July, though August is
+  possible"). Lists are read by naming options, else split on ``;``, ``,``, ``and``, ``/``.
 """
 
 from __future__ import annotations
@@ -215,27 +216,40 @@ _CONTRAST_RE = re.compile(
     r"also reviewed|other side|closest|trails?|follow(?:s|ed)?|only)\b", re.IGNORECASE)
 
 
-def _aside_alternative(value: str, options: Sequence[str]) -> str | None:
+_POSSIBLE_RE = re.compile(r"\b(?:possible|possibly|could|might|may|maybe|perhaps|alternatively|either|or|if|"
+                          r"arguably|also (?:valid|acceptable|defensible|correct))\b", re.IGNORECASE)
+
+
+def _aside_alternative(value: str, options: Sequence[str], single: bool) -> str | None:
     """An aside that names an allowed answer the value does not give, without comparing or ruling it out
-    ("July (August on a stricter reading)"), or None."""
-    main = set(mentions(_drop_asides(value), options))
+    ("July (August on a stricter reading)"), or, for a ``single`` answer, a later clause that offers one as
+    possible or names it without a comparison ("July, though August is possible"), or None."""
+    first = _first_clause(value)
+    main = set(mentions(_drop_asides(first), options))
     for aside in _ASIDE_RE.findall(value):
         others = [o for o in mentions(aside, options) if o not in main]
         if others and not _CONTRAST_RE.search(aside):
             return others[0]
+    if not single:
+        return None  # a list names several answers across its clauses
+    later = value[len(first):]
+    others = [o for o in mentions(_drop_asides(later), options) if o not in main]
+    if others and (_POSSIBLE_RE.search(later) or not _CONTRAST_RE.search(later)):
+        return others[0]
     return None
 
 
 def judge_field_value(c: FieldCheck, value: str, scales: frozenset[str] = frozenset()) -> Verdict:
     """Whether one labelled value passes ``c`` (see the module docstring); ``scales`` are the units the task's
     instructions name (:func:`jobenv.judge.reading.stated_scales`)."""
-    hedge = _alternative(value) or (_aside_alternative(value, c.options) if c.options else None)
+    hedge = _alternative(value) or (_aside_alternative(value, c.options, c.equals is not None) if c.options else None)
     if hedge is not None:
         return False, f"{value!r} offers more than one answer ({hedge!r}): a labelled value is one answer"
     if c.equals is not None:
         want = norm(c.equals)
         if c.options:
-            named = mentions(_drop_asides(value), [*c.options, c.equals])
+            # the answer is in the first clause; later clauses explain (a second answer there failed above)
+            named = mentions(_drop_asides(_first_clause(value)), [*c.options, c.equals])
             if named == [want]:
                 return True, repr(value)
             return False, f"{value!r} names {named or 'none'} of the allowed answers (expected {c.equals!r})"

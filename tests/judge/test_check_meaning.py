@@ -369,6 +369,8 @@ HEDGE_CHECKS = {
     ("month", "July (August on a stricter reading)"),
     ("month", "July (August)"),
     ("vendors", "Dunmore Tool & Die (Hale Forge pending review)"),
+    ("month", "July, though August is possible on the superseded file"),
+    ("decision", "ESCALATE; NO ESCALATION could also be defended"),
 ])
 def test_a_hedged_value_earns_nothing(tmp_path: Path, check: str, value: str) -> None:
     label = HEDGE_CHECKS[check]["label"]
@@ -395,6 +397,8 @@ def test_a_hedged_value_earns_nothing(tmp_path: Path, check: str, value: str) ->
     ("month", "July (August next, June lower)"),
     ("month", "July (ahead of August by 3 incidents)"),
     ("vendors", "Dunmore Tool & Die (Hale Forge was also reviewed and is not suspended)"),
+    ("month", "July; August follows with 38 incidents"),
+    ("decision", "ESCALATE - two ranks are above the limit, so NO ESCALATION is not an option"),
 ])
 def test_a_single_answer_in_other_words_still_passes(tmp_path: Path, check: str, value: str) -> None:
     label = HEDGE_CHECKS[check]["label"]
