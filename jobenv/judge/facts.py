@@ -8,7 +8,8 @@ The rules (stated once, used by :mod:`jobenv.judge.checks` and :mod:`jobenv.judg
 * A field value's numbers come from its first clause ("-5.47 mmHg, 95% CI ..." reads -5.47), with asides
   ("(after removing 4 duplicates)") dropped unless they offer an alternative ("(or 41,300)"), and bases
   ("seven of the 12", "7/12", "312 out of 316", "53.7 per 100") and file names' digits ignored; words of a fall
-  ("a decrease of 28", "down 28") give a bare figure the minus an expected negative has. One must be
+  ("a decrease of 28", "down 28", "4,874 below budget") give a bare figure the minus an expected negative has;
+  a worked value gives its result ("10/26 = 38.5%") and a comparison's figure is context ("38.5 vs 34.6"). One must be
   within the tolerance and none of the same magnitude (a tenth to ten times) outside it.
 * A value is one answer: its first clause (asides included) must not offer another through "or" (the comparative
   "or more", "or below"... aside), "and/or", "either", "possibly", "perhaps", "maybe", "alternatively",
@@ -98,7 +99,9 @@ _FILE_NAME_RE = re.compile(r"[\w./-]*\w\.(?:xlsx|xlsm|xls|csv|tsv|docx|doc|pdf|p
                            r"jpe?g)\b", re.IGNORECASE)
 # words that give a positive figure the sign of a fall ("a decrease of 28", "down 28" for -28)
 _DECREASE_RE = re.compile(r"\b(?:decrease[sd]?|decline[sd]?|down|fell|fall(?:en|s)?|drop(?:ped|s)?|lower|"
-                          r"reduc(?:ed|tion)|shortfall|deficit|under)\b", re.IGNORECASE)
+                          r"reduc(?:ed|tion)|shortfall|deficit|under|below|favou?rable|savings?)\b", re.IGNORECASE)
+# a comparison's figure is context: "38.5 vs 34.6 last year", "38.5, up from 34.6"
+_COMPARED_RE = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|against|(?:up|down) from|than)\s", re.IGNORECASE)
 
 
 def _value_numbers(value: str) -> list[Num]:
@@ -108,6 +111,11 @@ def _value_numbers(value: str) -> list[Num]:
         v = strip[1:-1]
     v = _FILE_NAME_RE.sub(" ", _drop_asides(v))
     m = _CLAUSE_RE.search(v)
+    if m and find_numbers(v[: m.start()]):
+        v = v[: m.start()]
+    if "=" in v and find_numbers(v.rsplit("=", 1)[1]):  # a worked value ("10/26 = 38.5%") gives its result
+        v = v.rsplit("=", 1)[1]
+    m = _COMPARED_RE.search(v)
     if m and find_numbers(v[: m.start()]):
         v = v[: m.start()]
     # a base the answer is taken from ("seven of the 12", "7/12", "312 out of 316", "53.7 per 100") is context, not

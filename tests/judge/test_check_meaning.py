@@ -422,6 +422,12 @@ def test_a_single_answer_in_other_words_still_passes(tmp_path: Path, check: str,
     ({"equals": "claims_2024.xlsx"}, "task_folder/claims_2024.xlsx", True),  # the folder it is in, named
     ({"equals": "claims_2024.xlsx"}, "/workspace/task_folder/claims_2024.xlsx", True),
     ({"equals": "claims_2024.xlsx"}, "task_folder/claims_2023.xlsx", False),
+    ({"number": 38.5, "tolerance": 0.05}, "10/26 = 38.5%", True),  # a worked value gives its result
+    ({"number": 38.5, "tolerance": 0.05}, "10/26 = 38.0%", False),
+    ({"number": 38.5, "tolerance": 0.05}, "38.5 vs 34.6 last year", True),  # a comparison's figure is context
+    ({"number": 38.5, "tolerance": 0.05}, "34.6 vs 38.5 last year", False),
+    ({"number": -4874, "tolerance": 1}, "4,874 below budget", True),
+    ({"number": -4874, "tolerance": 1}, "$4,874 favourable", True),
     ({"mentions": ["Q-88231"]}, "coastal_quote_Q-88231.pdf", True),  # an id inside a file name
     ({"mentions": ["Q-88231"]}, "coastal_quote_Q-882310.pdf", False),
 ])
