@@ -157,7 +157,8 @@ def plan_task(rng: random.Random, sc: Scenario, occupation: str, *, decision: bo
     files.insert(0, _data_file(main_name, layout, records, sc, stem, role="data"))
     for name, (lk_spec, frame) in lookups.items():
         params.setdefault("lookups", {})[name] = lk_spec
-        files.append(_lookup_file(lk_spec, frame))
+        if all(f.name != lk_spec["file"] for f in files):  # two lookups may read one file (lead times, stock)
+            files.append(_lookup_file(lk_spec, frame))
     if "false_premise" in traps:
         planted.append({"kind": "false_premise", "claim": claim})
 

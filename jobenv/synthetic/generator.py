@@ -24,6 +24,7 @@ Quality gates (a draw failing one is dropped and redrawn from the next attempt's
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import importlib.util
 import json
@@ -102,13 +103,32 @@ def _balanced(seed: int, index: int, salt: str) -> bool:
     return block[index % 4]
 
 
+def _offset(seed: int, occ: str) -> int:
+    return random.Random(f"jobenv-synthetic-offset:{seed}:{occ}").randrange(len(scenarios_for(occ)))
+
+
+@functools.lru_cache(maxsize=64)
+def _profession_order(seed: int) -> tuple[str, ...]:
+    """The professions in a seeded order that spreads families: each next profession is, of the shuffled ones
+    left, the first whose first scenario's family is least used so far (ties keep the shuffle)."""
+    shuffled = [p.key for p in PROFESSIONS]
+    random.Random(f"jobenv-synthetic-professions:{GENERATOR_VERSION}:{seed}").shuffle(shuffled)
+    used: dict[str, int] = {}
+    order: list[str] = []
+    while shuffled:
+        fams = [scenarios_for(occ)[_offset(seed, occ)].family for occ in shuffled]
+        k = min(range(len(shuffled)), key=lambda i: used.get(fams[i], 0))
+        used[fams[k]] = used.get(fams[k], 0) + 1
+        order.append(shuffled.pop(k))
+    return tuple(order)
+
+
 def assignment(seed: int, index: int, attempt: int = 0) -> dict[str, Any]:
     """Profession, scenario, answer targets and trap count of task ``index`` (scenario rotates on retries)."""
-    order = [p.key for p in PROFESSIONS]
-    random.Random(f"jobenv-synthetic-professions:{GENERATOR_VERSION}:{seed}").shuffle(order)
+    order = _profession_order(seed)
     occ = order[index % len(order)]
     options = scenarios_for(occ)
-    offset = random.Random(f"jobenv-synthetic-offset:{seed}:{occ}").randrange(len(options))
+    offset = _offset(seed, occ)
     sc = options[(offset + index // len(order) + attempt // 10) % len(options)]
     r = random.Random(f"jobenv-synthetic-traps:{GENERATOR_VERSION}:{seed}:{index}")
     return {"occupation": occ, "scenario": sc, "decision": _balanced(seed, index, "decision"),

@@ -51,11 +51,11 @@ def _grade(task: Task, tmp_path: Path, name: str, csv: str) -> float:
     return rep.normalized_score
 
 
-def test_placeholder_rows_with_the_inputs_keys_earn_only_the_count(task: Task, tmp_path: Path) -> None:
+def test_placeholder_rows_with_the_inputs_keys_earn_nothing(task: Task, tmp_path: Path) -> None:
     tbd = "provider_id,claims,flag\n" + "".join(f"{p},TBD,TBD\n" for p in CLAIMS)
     na = "provider_id,claims,flag\n" + "".join(f"{p},N/A,?\n" for p in CLAIMS)
     for name, csv in (("tbd", tbd), ("na", na)):
-        assert _grade(task, tmp_path, name, csv) == pytest.approx(0.1), name  # the row count rubric alone
+        assert _grade(task, tmp_path, name, csv) == 0.0, name  # one row per key is no work: the count proves nothing
 
 
 def test_correct_answers_in_two_layouts_earn_full_credit(task: Task, tmp_path: Path) -> None:
