@@ -90,6 +90,10 @@ _HEDGE_STARTS = r"or|and/or|alternatively|possibly|perhaps|maybe|either|unless|o
 _CLAUSE_RE = re.compile(r"(?:[,;:]|\s[-\u2013\u2014]|\.)\s+(?=[A-Za-z]|\d+%?\s*[A-Za-z])"
                         rf"(?!(?:{_HEDGE_STARTS})\b)",
                         re.IGNORECASE)
+# a list's items are separated by "," and ";": its explanation starts only at a dash, a colon or a full stop
+_LIST_CLAUSE_RE = re.compile(r"(?::|\s[-\u2013\u2014]|\.)\s+(?=[A-Za-z]|\d+%?\s*[A-Za-z])"
+                             rf"(?!(?:{_HEDGE_STARTS})\b)",
+                             re.IGNORECASE)
 
 
 _BASE_RE = re.compile(r"(?:\b(?:of|out of|from|per)(?:\s+the)?\s*|/\s*)$", re.IGNORECASE)
@@ -178,6 +182,8 @@ def _says_none(value: str) -> bool:
 
 
 def _items(value: str, options: Sequence[str] | None) -> list[str]:
+    """The items a list value names, before any explanation ("A; B - both above the limit")."""
+    value = _first_clause(value, listing=True)
     if options:
         return mentions(_drop_asides(value), options)
     v = norm(_drop_asides(value))
@@ -200,20 +206,21 @@ _ALTERNATIVE_RE = re.compile(
     re.IGNORECASE)
 
 
-def _first_clause(value: str) -> str:
-    """The value up to its first clause break outside parentheses (an aside belongs to the clause it opens in)."""
+def _first_clause(value: str, *, listing: bool = False) -> str:
+    """The value up to its first clause break outside parentheses (an aside belongs to the clause it opens in);
+    with ``listing``, the whole list of items before any explanation."""
     depth, masked = 0, []
     for ch in value:
         depth += ch == "("
         masked.append("_" if depth > 0 and ch not in "()" else ch)
         depth -= ch == ")" and depth > 0
-    m = _CLAUSE_RE.search("".join(masked))
+    m = (_LIST_CLAUSE_RE if listing else _CLAUSE_RE).search("".join(masked))
     return value[: m.start()] if m else value
 
 
-def _alternative(value: str) -> str | None:
+def _alternative(value: str, *, listing: bool = False) -> str | None:
     """The wording by which ``value`` offers more than one answer, or None (see ``_ALTERNATIVE_RE``)."""
-    m = _ALTERNATIVE_RE.search(_first_clause(value))
+    m = _ALTERNATIVE_RE.search(_first_clause(value, listing=listing))
     return m.group(0).strip() if m else None
 
 
@@ -230,16 +237,15 @@ _POSSIBLE_RE = re.compile(r"\b(?:possible|possibly|could|might|may|maybe|perhaps
 
 def _aside_alternative(value: str, options: Sequence[str], single: bool) -> str | None:
     """An aside that names an allowed answer the value does not give, without comparing or ruling it out
-    ("July (August on a stricter reading)"), or, for a ``single`` answer, a later clause that offers one as
-    possible or names it without a comparison ("July, though August is possible"), or None."""
-    first = _first_clause(value)
+    ("July (August on a stricter reading)"), or a later clause (after a ``single`` answer, or after a list's
+    items) that offers one as possible or names it without a comparison ("July, though August is possible",
+    "Professor. Assistant Professor."), or None."""
+    first = _first_clause(value, listing=not single)
     main = set(mentions(_drop_asides(first), options))
     for aside in _ASIDE_RE.findall(value):
         others = [o for o in mentions(aside, options) if o not in main]
         if others and not _CONTRAST_RE.search(aside):
             return others[0]
-    if not single:
-        return None  # a list names several answers across its clauses
     later = value[len(first):]
     others = [o for o in mentions(_drop_asides(later), options) if o not in main]
     if others and (_POSSIBLE_RE.search(later) or not _CONTRAST_RE.search(later)):
@@ -250,7 +256,9 @@ def _aside_alternative(value: str, options: Sequence[str], single: bool) -> str 
 def judge_field_value(c: FieldCheck, value: str, scales: frozenset[str] = frozenset()) -> Verdict:
     """Whether one labelled value passes ``c`` (see the module docstring); ``scales`` are the units the task's
     instructions name (:func:`jobenv.judge.reading.stated_scales`)."""
-    hedge = _alternative(value) or (_aside_alternative(value, c.options, c.equals is not None) if c.options else None)
+    listing = c.items is not None or c.contains is not None or c.excludes is not None
+    hedge = (_alternative(value, listing=listing)
+             or (_aside_alternative(value, c.options, c.equals is not None) if c.options else None))
     if hedge is not None:
         return False, f"{value!r} offers more than one answer ({hedge!r}): a labelled value is one answer"
     if c.equals is not None:

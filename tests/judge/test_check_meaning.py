@@ -132,7 +132,11 @@ GROUPS = ["Professor", "Associate Professor", "Assistant Professor"]
 @pytest.mark.parametrize("text, contains, excludes, expected", [
     ("Groups above limit: Professor; Associate Professor\n", ["Associate Professor"], ["Assistant Professor"], True),
     ("Groups above limit: Associate Professor and Professor. The nearest below is Assistant Professor.\n",
-     ["Professor"], ["Assistant Professor"], False),  # on one line: the nearest group is listed
+     ["Professor"], ["Assistant Professor"], True),  # a later sentence that compares explains
+    ("Groups above limit: Associate Professor and Professor. Assistant Professor.\n",
+     ["Professor"], ["Assistant Professor"], False),  # one that just names another group lists it
+    ("Groups above limit: Professor. Assistant Professor may also qualify.\n",
+     ["Professor"], ["Assistant Professor"], False),
     ("Groups above limit: Professor\n\nThe nearest group below the limit is Assistant Professor.\n",
      ["Professor"], ["Assistant Professor"], True),  # a later sentence is not read as part of the line
     ("Groups above limit: Professor; Associate Professor; Assistant Professor\n", ["Professor"],
@@ -333,6 +337,7 @@ HEDGE_CHECKS = {
     "vendors": {"kind": "field", "file": "memo.md", "label": "Ineligible vendors", "items": ["Dunmore Tool & Die"],
                 "options": ["Dunmore Tool & Die", "Hale Forge", "Pinecrest Supply"]},
     "none": {"kind": "field", "file": "memo.md", "label": "Providers above the limit", "items": []},
+    "list": {"kind": "field", "file": "memo.md", "label": "Providers above the limit", "items": ["P030002", "P030007"]},
     "id": {"kind": "field", "file": "memo.md", "label": "Recording error check", "number": 10452},
     "count": {"kind": "field", "file": "memo.md", "label": "Duplicate records removed", "number": 4},
     "file": {"kind": "field", "file": "memo.md", "label": "Data file used", "equals": "claims_2024.xlsx"},
@@ -370,6 +375,8 @@ HEDGE_CHECKS = {
     ("month", "July (August)"),
     ("vendors", "Dunmore Tool & Die (Hale Forge pending review)"),
     ("month", "July, though August is possible on the superseded file"),
+    ("list", "P030002; P030007 (P030002; all others on the rerun)"),
+    ("list", "P030002; P030007; possibly P030011"),
     ("decision", "ESCALATE; NO ESCALATION could also be defended"),
 ])
 def test_a_hedged_value_earns_nothing(tmp_path: Path, check: str, value: str) -> None:
@@ -398,6 +405,7 @@ def test_a_hedged_value_earns_nothing(tmp_path: Path, check: str, value: str) ->
     ("month", "July (ahead of August by 3 incidents)"),
     ("vendors", "Dunmore Tool & Die (Hale Forge was also reviewed and is not suspended)"),
     ("month", "July; August follows with 38 incidents"),
+    ("list", "P030002; P030007 - both above the limit even if their repeated claims count once"),
     ("decision", "ESCALATE - two ranks are above the limit, so NO ESCALATION is not an option"),
 ])
 def test_a_single_answer_in_other_words_still_passes(tmp_path: Path, check: str, value: str) -> None:
