@@ -10,7 +10,7 @@ from typing import Any
 
 from ...check_models import CellCheck, ColumnsCheck, FieldCheck, RowCountCheck, check_leaves
 
-__all__ = ["field_checks", "copy_output", "target", "LINE_RE", "TEXT_EXTS", "table_columns"]
+__all__ = ["field_checks", "copy_output", "target", "LINE_RE", "TEXT_EXTS", "table_columns", "write_memo"]
 
 TEXT_EXTS = {".md", ".txt"}
 LINE_RE = re.compile(r"^(?P<lead>\s*(?:[-*]\s+)?)(?P<label>[A-Za-z][^:=|]{0,78}?)\s*:\s*(?P<value>\S.*)$")
@@ -54,3 +54,25 @@ def table_columns(rubrics: Sequence[Any], rel: str) -> tuple[set[str], set[str]]
     return cols, keys
 
 
+
+
+def write_memo(path: Path, body: list[str]) -> None:
+    """A memo of ``body`` lines in the format its name asks for: Word paragraphs, one slide, or text lines."""
+    ext = path.suffix.lower()
+    if ext == ".docx":
+        import docx
+
+        d = docx.Document()
+        for line in body:
+            d.add_paragraph(line)
+        d.save(str(path))
+    elif ext == ".pptx":
+        from pptx import Presentation
+
+        prs = Presentation()
+        slide = prs.slides.add_slide(prs.slide_layouts[1])
+        slide.shapes.title.text = "Summary"
+        slide.placeholders[1].text_frame.text = "\n".join(body)
+        prs.save(str(path))
+    else:
+        path.write_text("\n".join(body) + "\n", encoding="utf-8")

@@ -12,7 +12,7 @@ from typing import Any
 
 from ...check_models import CellCheck, FieldCheck, check_leaves
 from .. import reading
-from ._files import TEXT_EXTS, field_checks, table_columns, target
+from ._files import TEXT_EXTS, field_checks, table_columns, target, write_memo
 
 __all__ = ["blind", "guess", "BLIND_LIMIT"]
 
@@ -56,23 +56,8 @@ def blind(dst: Path, rubrics: Sequence[Any], how: str = "template") -> Path:
                 ws = wb.active
                 ws.append(header)
                 wb.save(path)
-        elif ext == ".docx":
-            import docx
-
-            d = docx.Document()
-            for line in body:
-                d.add_paragraph(line)
-            d.save(str(path))
-        elif ext == ".pptx":
-            from pptx import Presentation
-
-            prs = Presentation()
-            slide = prs.slides.add_slide(prs.slide_layouts[1])
-            slide.shapes.title.text = "Summary"
-            slide.placeholders[1].text_frame.text = "\n".join(body)
-            prs.save(str(path))
         else:
-            path.write_text("\n".join(body) + "\n", encoding="utf-8")
+            write_memo(path, body)
         if how == "spray" and ext in TEXT_EXTS:  # per-category copies: one file per candidate answer
             for k, line in enumerate(lines[:8]):
                 (path.with_name(f"{path.stem}_{k + 1}{path.suffix}")).write_text(line + "\n", encoding="utf-8")
@@ -190,23 +175,7 @@ def guess(src: Path, dst: Path, rubrics: Sequence[Any], *, instructions: str = "
         body = ["Summary", "", *dict.fromkeys(lines), "", _FILLER]
         if words:
             body.append("This note also covers " + ", ".join(dict.fromkeys(words)) + ", as the request asked.")
-        if ext == ".docx":
-            import docx
-
-            d = docx.Document()
-            for line in body:
-                d.add_paragraph(line)
-            d.save(str(path))
-        elif ext == ".pptx":
-            from pptx import Presentation
-
-            prs = Presentation()
-            slide = prs.slides.add_slide(prs.slide_layouts[1])
-            slide.shapes.title.text = "Summary"
-            slide.placeholders[1].text_frame.text = "\n".join(body)
-            prs.save(str(path))
-        else:
-            path.write_text("\n".join(body) + "\n", encoding="utf-8")
+        write_memo(path, body)
     return dst
 
 

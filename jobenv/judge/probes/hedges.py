@@ -69,6 +69,16 @@ HEDGES: dict[str, str] = {
 }
 
 
+def _edit_paragraph(para: Any, edit: Any) -> None:
+    """A Word or slide paragraph's text replaced by ``edit(text)``, kept in its first run."""
+    new = edit(para.text)
+    if new != para.text:
+        for run in para.runs[1:]:
+            run.text = ""
+        if para.runs:
+            para.runs[0].text = new
+
+
 def _rewrite_lines(path: Path, edit: Any) -> None:
     """Apply ``edit(line) -> line`` to every text line of a memo (Markdown/text lines, Word paragraphs, slide
     paragraphs)."""
@@ -78,12 +88,7 @@ def _rewrite_lines(path: Path, edit: Any) -> None:
 
         d = docx.Document(str(path))
         for para in d.paragraphs:
-            new = edit(para.text)
-            if new != para.text:
-                for run in para.runs[1:]:
-                    run.text = ""
-                if para.runs:
-                    para.runs[0].text = new
+            _edit_paragraph(para, edit)
         d.save(str(path))
     elif ext == ".pptx":
         from pptx import Presentation
@@ -93,12 +98,7 @@ def _rewrite_lines(path: Path, edit: Any) -> None:
             for shape in slide.shapes:
                 if shape.has_text_frame:
                     for para in shape.text_frame.paragraphs:
-                        new = edit(para.text)
-                        if new != para.text:
-                            for run in para.runs[1:]:
-                                run.text = ""
-                            if para.runs:
-                                para.runs[0].text = new
+                        _edit_paragraph(para, edit)
         prs.save(str(path))
     elif ext in TEXT_EXTS:
         lines = path.read_text(encoding="utf-8").splitlines()
