@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -159,23 +160,48 @@ def test_hostile_cells_are_observations_and_the_episode_goes_on():
 
 
 def test_interpreter_leaves_nothing_behind_after_close():
+    async def once() -> None:  # what the process opens once for all sandboxes (spawner, extraction) is no leak
+        sb = LocalSandbox()
+        await sb.start(None)
+        await sb.run_python("x = 1", timeout=10)
+        await sb.close()
+
+    asyncio.run(once())
     drain_warm_sandboxes()  # sandboxes launched ahead hold descriptors of their own
     before = set(os.listdir("/proc/self/fd"))
 
-    async def go():
+    async def go() -> tuple[int, set[int]]:
         sb = LocalSandbox()
         await sb.start(None)
         await sb.run_python("import subprocess; subprocess.Popen(['sleep', '600']); x = 1", timeout=10)
         agent = sb._state["agent_pid"]
+        mine = _descendants(agent)  # this sandbox's processes only: other tests' sandboxes may run meanwhile
         await sb.close()
-        return agent
+        return agent, mine
 
-    agent = asyncio.run(go())
+    agent, mine = asyncio.run(go())
     drain_warm_sandboxes()
     assert not os.path.exists(f"/proc/{agent}")
     assert set(os.listdir("/proc/self/fd")) <= before | {str(max(map(int, before)) + 1)}
-    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-    assert "-c \nimport ast, builtins" not in ps and "sleep 600" not in ps
+    assert len(mine) >= 2  # at least the interpreter and its sleep
+    assert not [pid for pid in mine if os.path.exists(f"/proc/{pid}")]  # every process of the sandbox is gone
+
+
+def _descendants(root: int) -> set[int]:
+    """Host pids of every process below ``root`` (from each process's parent in /proc/PID/stat)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = set(), {root}
+    while frontier:
+        frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - found
+        found |= frontier
+    return found
 
 
 def test_processes_of_bash_commands_do_not_touch_a_living_interpreter():
