@@ -204,6 +204,9 @@ class Matching(Kind):
         truth, rows = engine.matching_frames(ours, theirs, A, ())
         truth["all"] = sorted(str(x) for x in ours[sc.id])
         rules = [f"Matching: match on {sc.id}. A difference of {num_text(tolerance)} {sc.unit} or less is rounding and counts as matched.",
+                 "One-sided lines: a record on only one side is an exception whose whole amount is unexplained: minus our "
+                 "amount when the counterparty lacks it (missing_in_other), plus theirs when we lack it (missing_in_source). "
+                 "Both totals count every exception and leave matched records out.",
                  f"Materiality: hold the sign-off when the total absolute unexplained difference is above {num_text(A['materiality'])} {sc.unit}.",
                  f"Statement: the counterparty's figures are in {other_name} (column amount_billed)."]
         lookup = {"statement": ({**A["other"], "key": sc.id, "value": "amount_billed", "sheet": "Statement",
