@@ -40,10 +40,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+
 from jobenv.env import JobEnv  # noqa: E402
 from jobenv.sandbox.local import controller_note, drain_warm_sandboxes  # noqa: E402
 from jobenv.tasks import load_task_dir  # noqa: E402
 
+
+def _load_parent_map():  # by file path: another installed "tests" package may shadow ours
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("jobenv_bench_procs",
+                                                  Path(__file__).resolve().parent.parent / "tests/support/procs.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.parent_map
+
+
+parent_map = _load_parent_map()
 STEP = {"name": "bash", "arguments": {"command": "wc -l task_folder/data.csv"}}
 
 
@@ -140,15 +154,7 @@ class Ticker:
 
 def _leftovers(pid: int) -> dict:
     """Sandbox processes (children of this process), cgroups of this process and descriptors still here."""
-    children = 0
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                children += 1
+    children = sum(1 for ppid in parent_map().values() if ppid == pid)
     cgroups = 0
     for root, dirs, _ in os.walk("/sys/fs/cgroup"):
         cgroups += sum(1 for d in dirs if d.startswith(f"jobenv-{pid}-"))

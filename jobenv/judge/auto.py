@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import JudgeConfigError
-from ..extract import TOTAL_CAP, Extraction, ExtractMode
+from ..extract import Extraction, ExtractMode
 from ..extract.service import extraction_service
 from .base import Judge, empty_output_report, rejected_report
 from .checks import ChecksJudge, evaluate_rubrics
@@ -67,7 +67,7 @@ class AutoJudge(Judge):
             return await self._llm.grade(task, output_dir)
         t0 = time.perf_counter()
         try:
-            total = self._llm.total_chars if self._llm is not None else TOTAL_CAP
+            total = self._llm.total_chars if self._llm is not None else None  # the LLM's request budget
             ex = await extraction_service().extract_output(Path(output_dir), mode=self.mode, total_cap=total)
             if ex.rejected:
                 return rejected_report(task, ex, self.kind, None, self.mode, t0)

@@ -292,13 +292,15 @@ def evaluate_check(check: Any, ctx: CheckContext) -> Verdict:
         return False, f"check could not be evaluated: {type(exc).__name__}: {str(exc)[:200]}"
 
 
-def _substance(rel: str, work: list[Any], ctx: CheckContext) -> bool:
+def _substance(rel: str, work: list[Any], ctx: CheckContext, seen: dict[str, bool]) -> bool:
     """Whether deliverable ``rel`` carries a right fact: a check that proves work passes on it; with none defined
-    for it, it is more than placeholders (:func:`jobenv.judge.substance.placeholder_only`)."""
-    mine = [leaf for leaf in work if ctx.resolve(leaf)[0] == rel]
-    if not mine:
-        return not placeholder_only(ctx.flat(rel))
-    return any(evaluate_check(leaf, ctx)[0] for leaf in mine)
+    for it, it is more than placeholders (:func:`jobenv.judge.substance.placeholder_only`). Decided once per file
+    of a grading (``seen``)."""
+    if rel not in seen:
+        mine = [leaf for leaf in work if ctx.resolve(leaf)[0] == rel]
+        seen[rel] = (any(evaluate_check(leaf, ctx)[0] for leaf in mine) if mine
+                     else not placeholder_only(ctx.flat(rel)))
+    return seen[rel]
 
 
 def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction | Path, *,
@@ -319,6 +321,7 @@ def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction |
     known = stated(instructions)
     ctx.scales = reading.stated_scales(instructions)
     work = [leaf for r in rubrics for c in (r.checks or []) for leaf in work_leaves(c) if proves_work(leaf, known)]
+    substance: dict[str, bool] = {}
     out: list[list[Verdict | None]] = []
     for r in rubrics:
         row: list[Verdict | None] = []
@@ -334,7 +337,7 @@ def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction |
                     if rel is None and hasattr(leaf, "names"):
                         passed, evidence = False, f"not credited: {ctx.resolve(leaf)[1]}"
                         break
-                    if rel is not None and not _substance(rel, work, ctx):
+                    if rel is not None and not _substance(rel, work, ctx, substance):
                         passed, evidence = False, (f"not credited: {rel} carries no substance (no graded fact in "
                                                    "it that a guess cannot supply is right)")
                         break

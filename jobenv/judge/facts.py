@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..check_models import FieldCheck
-from .reading import SCALE_WORDS, Num, Uncomputed, find_numbers, norm, to_number
+from .reading import SCALE_FACTORS, Num, Uncomputed, find_numbers, norm, to_number
 
 __all__ = ["Verdict", "close", "allowed", "equal", "show", "mentions", "judge_field_value"]
 
@@ -139,12 +139,9 @@ def _same_quantity(x: float, want: float) -> bool:
 def _readings(n: Num, scales: frozenset[str]) -> list[float]:
     """A number's values: as written, and in the unit the instructions name when its scale word is that unit
     ("98.070 billion" is 98.070 where the figure is asked for in billions)."""
-    if n.scale and SCALE_WORDS[n.scale] in scales:
-        return [n.value, n.value / _SCALE_FACTOR[SCALE_WORDS[n.scale]]]
+    if n.scale in scales:
+        return [n.value, n.value / SCALE_FACTORS[n.scale]]
     return [n.value]
-
-
-_SCALE_FACTOR = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 
 
 def _judge_numbers(value: str, wants: list[float], c: Any, scales: frozenset[str] = frozenset()) -> Verdict:

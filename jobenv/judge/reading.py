@@ -30,7 +30,7 @@ from ..extract.tables import Uncomputed
 
 __all__ = [
     "Num",
-    "SCALE_WORDS",
+    "SCALE_FACTORS",
     "stated_scales",
     "Uncomputed",
     "find_numbers",
@@ -44,7 +44,10 @@ __all__ = [
     "table_lines",
 ]
 
-_SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "mm": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+# a scale word and the unit it names ("41.25k" is 41.25 thousand); the units' factors
+_SCALE_UNITS = {"k": "thousand", "thousand": "thousand", "m": "million", "mn": "million", "mm": "million",
+                "million": "million", "bn": "billion", "billion": "billion"}
+SCALE_FACTORS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _NUM_RE = re.compile(
     r"(?<![\w.])(?P<open>\()?[ \t]?(?P<sign>[-+\u2212])?[ \t]?(?P<cur>US\$|[$\u20ac\u00a3\u00a5]|(?:USD|EUR|GBP)[ \t]?)?"
     r"[ \t]?(?P<sign2>[-\u2212])?"
@@ -52,15 +55,12 @@ _NUM_RE = re.compile(
     r"(?:[ \t]?(?P<scale>thousand|million|billion|mn|mm|bn|[kKmM])(?![A-Za-z]))?"
     r"(?![\d])(?:[ \t]?(?P<pct>%|percent\b|per cent\b))?[ \t]?(?P<close>\))?"
 )
-# the word an instruction uses for each scale ("report in millions", "$ thousands", "'000")
-SCALE_WORDS = {"k": "thousand", "thousand": "thousand", "m": "million", "mn": "million", "mm": "million",
-               "million": "million", "bn": "billion", "billion": "billion"}
 
 
 def stated_scales(instructions: str) -> frozenset[str]:
-    """The scales ("thousand", "million", "billion") a task's instructions name as a unit."""
+    """The scale units ("thousand", "million", "billion") a task's instructions name ("in $ millions", "'000")."""
     text = instructions.lower()
-    found = {w for w in ("thousand", "million", "billion") if w in text}
+    found = {w for w in SCALE_FACTORS if w in text}
     return frozenset(found | ({"thousand"} if re.search(r"'000|\b000s\b", text) else set()))
 
 
@@ -85,7 +85,7 @@ class Num:
     start: int
     end: int
     pct: bool = False
-    scale: str = ""  # the scale word it was written with ("million", "k", ...), already applied to ``value``
+    scale: str = ""  # the scale unit it was written with ("thousand" for "41.25k"), already applied to ``value``
 
 
 def find_numbers(text: str, *, words: bool = True) -> list[Num]:
@@ -104,10 +104,10 @@ def find_numbers(text: str, *, words: bool = True) -> list[Num]:
             val = float(body)
         except ValueError:
             continue
-        scale = m.group("scale") or ""
-        if scale:
-            val *= _SCALES[scale.lower()]
-        out.append(Num(-val if neg else val, m.start(), m.end(), bool(m.group("pct")), scale.lower()))
+        unit = _SCALE_UNITS[m.group("scale").lower()] if m.group("scale") else ""
+        if unit:
+            val *= SCALE_FACTORS[unit]
+        out.append(Num(-val if neg else val, m.start(), m.end(), bool(m.group("pct")), unit))
     if words:
         for m in _WORD_RE.finditer(masked):
             if m.group("small"):

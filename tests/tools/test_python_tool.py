@@ -11,9 +11,9 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from tests.support.procs import descendants
 
 import jobenv
 from jobenv.errors import ConfigError
@@ -175,7 +175,7 @@ def test_interpreter_leaves_nothing_behind_after_close():
         await sb.start(None)
         await sb.run_python("import subprocess; subprocess.Popen(['sleep', '600']); x = 1", timeout=10)
         agent = sb._state["agent_pid"]
-        mine = _descendants(agent)  # this sandbox's processes only: other tests' sandboxes may run meanwhile
+        mine = descendants(agent)  # this sandbox's processes only: other tests' sandboxes may run meanwhile
         await sb.close()
         return agent, mine
 
@@ -185,23 +185,6 @@ def test_interpreter_leaves_nothing_behind_after_close():
     assert set(os.listdir("/proc/self/fd")) <= before | {str(max(map(int, before)) + 1)}
     assert len(mine) >= 2  # at least the interpreter and its sleep
     assert not [pid for pid in mine if os.path.exists(f"/proc/{pid}")]  # every process of the sandbox is gone
-
-
-def _descendants(root: int) -> set[int]:
-    """Host pids of every process below ``root`` (from each process's parent in /proc/PID/stat)."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found, frontier = set(), {root}
-    while frontier:
-        frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - found
-        found |= frontier
-    return found
 
 
 def test_processes_of_bash_commands_do_not_touch_a_living_interpreter():

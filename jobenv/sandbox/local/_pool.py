@@ -32,13 +32,13 @@ MAX_CONFIGURATIONS = 2
 _POOLS: dict[str, list[Any]] = {}  # configuration key -> launched, never started sandboxes (oldest first)
 _FILLING: set[str] = set()
 _LOCK = threading.Lock()
-_STOPPED: list[bool] = [False]  # set when the process shuts down: nothing is launched ahead any more
+_stopped = False  # set when the process shuts down: nothing is launched ahead any more
 
 
 def _forget_after_fork() -> None:
-    global _LOCK
+    global _LOCK, _stopped
     _LOCK = threading.Lock()
-    _STOPPED[0] = False
+    _stopped = False
     for sandboxes in _POOLS.values():
         for sb in sandboxes:
             sb._finalizer.detach()  # the parent's sandboxes: never tear them down from here
@@ -74,7 +74,7 @@ def refill(key: str, launch: Callable[[], Any]) -> None:
     """Launch sandboxes of this configuration on the spawner threads until ``warm_size()`` wait."""
     size = warm_size()
     with _LOCK:
-        if size == 0 or _STOPPED[0] or key in _FILLING or len(_POOLS.get(key, ())) >= size:
+        if size == 0 or _stopped or key in _FILLING or len(_POOLS.get(key, ())) >= size:
             return
         _FILLING.add(key)
     spawner().submit(_fill, key, launch, size)
@@ -89,7 +89,7 @@ def _fill(key: str, launch: Callable[[], Any], size: int) -> None:
                     return
             sb = launch()
             with _LOCK:
-                if _STOPPED[0]:
+                if _stopped:
                     evicted.append(sb)
                     return
                 _POOLS.setdefault(key, []).append(sb)
@@ -106,7 +106,8 @@ def _fill(key: str, launch: Callable[[], Any], size: int) -> None:
 
 def stop() -> None:
     """Launch nothing ahead any more and tear down what waits (at exit, and when a server shuts down)."""
-    _STOPPED[0] = True
+    global _stopped
+    _stopped = True
     _drain(wait_s=0.0)
 
 
