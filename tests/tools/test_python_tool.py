@@ -13,12 +13,12 @@ import subprocess
 import sys
 
 import pytest
-from tests.support.procs import descendants
 
 import jobenv
 from jobenv.errors import ConfigError
 from jobenv.sandbox.base import SandboxLimits
 from jobenv.sandbox.local import LocalSandbox, drain_warm_sandboxes
+from tests.support.procs import descendants
 
 
 def _step(env, code, timeout=None):
