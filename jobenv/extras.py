@@ -23,6 +23,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "verifiers": ("verifiers",),
     "ray": ("ray",),
     "nemo-gym": ("nemo_gym",),
+    "skyrl": ("skyrl", "skyrl_gym", "openreward"),
 }
 
 

@@ -22,6 +22,9 @@ from .venvs import Unavailable, Venv, make_venv, python_at_least
 VERIFIERS = "verifiers==0.4.0"
 OPENENV = "openenv==0.10.0"
 NEMO_GYM = "nemo-gym==0.4.0"
+# SkyRL's generator imports torch (a CUDA build from the index; it runs on the CPU here); its output validation
+# and advantage estimators import its trainer's modules, which need torchdata and jaxtyping beside it
+SKYRL = ("skyrl==0.3.0", "skyrl-gym==0.4.0", "torchdata", "jaxtyping")
 
 
 def _venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path, name: str, extra: str, *more: str,
@@ -49,6 +52,12 @@ def openenv_venv(tmp_path_factory: pytest.TempPathFactory, jobenv_wheel: Path) -
 @pytest.fixture(scope="session")
 def nemo_gym_venv(tmp_path_factory: pytest.TempPathFactory, jobenv_wheel: Path) -> Venv:
     return _venv(tmp_path_factory, jobenv_wheel, "nemo-gym-venv", "nemo-gym", NEMO_GYM, python=(3, 12))
+
+
+@pytest.fixture(scope="session")
+def skyrl_venv(tmp_path_factory: pytest.TempPathFactory, jobenv_wheel: Path) -> Venv:
+    # SkyRL passes a typing.TypedDict to pydantic, which needs Python >= 3.12 for it
+    return _venv(tmp_path_factory, jobenv_wheel, "skyrl-venv", "hosting,skyrl", *SKYRL, python=(3, 12))
 
 
 @pytest.fixture(scope="session")
