@@ -24,6 +24,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "ray": ("ray",),
     "nemo-gym": ("nemo_gym",),
     "skyrl": ("skyrl", "skyrl_gym", "openreward"),
+    "evalscope": ("evalscope",),
 }
 
 

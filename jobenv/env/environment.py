@@ -375,6 +375,10 @@ class JobEnv(gymnasium.Env[str, Any]):
         """Sync :meth:`astep`."""
         return self._res.loop.run(self.astep(action))
 
+    def finish(self, ending: Ending | str) -> Outcome:
+        """Sync :meth:`afinish`."""
+        return self._res.loop.run(self.afinish(ending))
+
     def close(self) -> None:
         """Remove the sandbox and release the private event loop (and its thread). Safe to call twice."""
         if self.sandbox is not None:

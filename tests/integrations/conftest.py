@@ -24,6 +24,7 @@ OPENENV = "openenv==0.10.0"
 NEMO_GYM = "nemo-gym==0.4.0"
 # SkyRL's generator imports torch (a CUDA build from the index; it runs on the CPU here); its output validation
 # and advantage estimators import its trainer's modules, which need torchdata and jaxtyping beside it
+EVALSCOPE = "evalscope==1.14.1"
 SKYRL = ("skyrl==0.3.0", "skyrl-gym==0.4.0", "torchdata", "jaxtyping")
 
 
@@ -58,6 +59,11 @@ def nemo_gym_venv(tmp_path_factory: pytest.TempPathFactory, jobenv_wheel: Path) 
 def skyrl_venv(tmp_path_factory: pytest.TempPathFactory, jobenv_wheel: Path) -> Venv:
     # SkyRL passes a typing.TypedDict to pydantic, which needs Python >= 3.12 for it
     return _venv(tmp_path_factory, jobenv_wheel, "skyrl-venv", "hosting,skyrl", *SKYRL, python=(3, 12))
+
+
+@pytest.fixture(scope="session")
+def evalscope_venv(tmp_path_factory: pytest.TempPathFactory, jobenv_wheel: Path) -> Venv:
+    return _venv(tmp_path_factory, jobenv_wheel, "evalscope-venv", "evalscope", EVALSCOPE)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,87 @@
+"""evalscope (from the package index, in its own venv with jobenv's wheel): ``evalscope.run_task`` on the
+``jobenv`` benchmark that :mod:`jobenv.integrations.evalscope` registers, its OpenAI-API model pointed at the
+scripted policy on loopback, read back from evalscope's own review files and report.
+
+Every sample task must earn the reward ``jobenv rollout`` gives the same policy; ``python_exec`` must be jobenv's
+persistent python tool (a variable set in one call is there in the next); an episode whose grading fails must be
+excluded from evalscope's aggregate (``ScoreStatus.EXCLUDED``), never averaged in as 0.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.rollout.scripted import ScriptedAgent
+from tests.support.openai_server import OpenAIServer
+
+from .venvs import Venv
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
+
+DRIVER = Path(__file__).with_name("evalscope_driver.py")
+BROKEN_TASK = "purchasing_agents/task1"
+# two python_exec calls before the script: the second prints what the first defined
+PRELUDE = [[{"name": "python_exec", "arguments": {"code": "answer = 6 * 7"}}],
+           [{"name": "python_exec", "arguments": {"code": "print(f'answer={answer}')"}}]]
+
+
+def _run(venv: Venv, policy_url: str, work: Path, judge: str, env: dict[str, str]) -> dict[str, Any]:
+    proc = venv.run("python", str(DRIVER), policy_url, str(work), judge,
+                    env={"JOBENV_DATA": str(work / "data"), **env}, timeout=1200)
+    assert proc.returncode == 0, f"{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _judge(broken_rubrics: set[str]) -> Any:
+    def answer(request: dict[str, Any]) -> str:
+        content = request["messages"][-1]["content"]
+        text = content if isinstance(content, str) else "\n".join(p.get("text", "") for p in content)
+        if any(r in text for r in broken_rubrics):
+            return "no verdict here"
+        n = len(re.findall(r"^Criterion \d+: ", text.split("## Deliverables", 1)[0], re.M))
+        return json.dumps({"criteria_results": [{"index": i, "passed": True, "reasoning": "checked",
+                                                 "evidence": "output"} for i in range(n)],
+                           "rubric_passed": True, "overall_reasoning": "ok"})
+    return answer
+
+
+def test_evalscope_runs_jobenv_with_its_rewards_and_python_exec(evalscope_venv: Venv, sample: list[Any],
+                                                                 rollout_rewards: dict[str, float],
+                                                                 tmp_path: Path) -> None:
+    agent = ScriptedAgent(sample, prelude=PRELUDE)
+    with OpenAIServer(agent) as srv:
+        result = _run(evalscope_venv, srv.base_url, tmp_path / "run", "checks", {})
+    assert agent.problems == []
+    got = {s["task_id"]: s for s in result["samples"]}
+    assert {k: v["value"]["normalized_score"] for k, v in got.items()} == rollout_rewards
+    assert all(s["status"] == "success" and s["jobenv"]["finish_reason"] == "submitted" for s in got.values())
+    assert result["metric"] == {"name": "normalized_score", "num": len(sample),
+                                "score": pytest.approx(sum(rollout_rewards.values()) / len(sample))}
+    # python_exec is jobenv's persistent interpreter: the second call sees the first call's variable
+    outputs = [m["content"] for r in srv.requests for m in r["messages"] if m["role"] == "tool"]
+    assert any("answer=42" in (o if isinstance(o, str) else json.dumps(o)) for o in outputs), outputs[:4]
+    tool_names = {t["function"]["name"] for t in srv.requests[0]["tools"]}
+    assert {"python_exec", "bash", "read", "write", "edit", "submit"} <= tool_names and "python" not in tool_names
+
+
+def test_evalscope_excludes_episodes_whose_grading_failed(evalscope_venv: Venv, sample: list[Any],
+                                                          tmp_path: Path) -> None:
+    by_id = {t.id: t for t in sample}
+    agent = ScriptedAgent(sample)
+    with OpenAIServer(agent) as srv, OpenAIServer(_judge({r.text for r in by_id[BROKEN_TASK].rubrics})) as judge:
+        env = {"JOBENV_JUDGE_BASE_URL": judge.base_url, "JOBENV_JUDGE_MODEL": "judge", "JOBENV_JUDGE_API_KEY": "k",
+               "JOBENV_JUDGE_CACHE": "0", "JOBENV_CACHE": str(tmp_path / "cache")}
+        result = _run(evalscope_venv, srv.base_url, tmp_path / "run", "llm", env)
+    got = {s["task_id"]: s for s in result["samples"]}
+    assert set(got) == set(by_id)
+    broken = got.pop(BROKEN_TASK)
+    assert broken["status"] == "excluded" and not broken["value"], broken
+    assert broken["jobenv"]["status"] == "error" and broken["jobenv"]["error"], broken
+    assert all(s["status"] == "success" and s["value"] == {"normalized_score": 1.0} for s in got.values()), got
+    # the aggregate averages the graded samples only: the failure is not a 0
+    assert result["metric"] == {"name": "normalized_score", "num": len(sample) - 1, "score": 1.0}
