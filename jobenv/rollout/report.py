@@ -21,7 +21,7 @@ from typing import Any
 
 from ..episode.outcome import Status
 from ..errors import JobenvError
-from .summary import GroupSummary, fmt, pass_at_k_text, summarize
+from .summary import CRITERIA_THRESHOLDS, GroupSummary, fmt, pass_at_k_text, summarize
 from .trajectory import Trajectory
 
 __all__ = ["render_html", "write_html", "MAX_EPISODES_SHOWN", "MAX_TEXT_SHOWN"]
@@ -137,14 +137,19 @@ def _num(x: float | None) -> float:
 
 def _group_table(table_id: str, label: str, groups: dict[str, GroupSummary], ks: list[int]) -> str:
     head = (f'<table class="sortable" id="{table_id}"><thead><tr><th class="l">{_e(label)}</th><th>tasks</th>'
-            "<th>episodes</th><th>mean reward</th><th>strict pass</th>" + "".join(f"<th>pass@{k}</th>" for k in ks)
+            "<th>episodes</th><th>mean reward</th><th>task-weighted</th><th>strict pass</th>"
+            + "".join(f"<th>pass@{k}</th>" for k in ks)
+            + "<th>criteria met</th>" + "".join(f"<th>meets {_e(k)}</th>" for k in CRITERIA_THRESHOLDS)
             + "<th>truncated</th><th>errors</th></tr></thead><tbody>")
     rows = []
     for name, g in groups.items():
         cells = [_cell(name, left=True), _cell(g.tasks, g.tasks), _cell(g.episodes, g.episodes),
                  _cell(fmt(g.mean_reward), _num(g.mean_reward), cls="reward", style=_reward_style(g.mean_reward)),
+                 _cell(fmt(g.task_mean_reward), _num(g.task_mean_reward)),
                  _cell(fmt(g.strict_pass_rate), _num(g.strict_pass_rate))]
         cells += [_cell(fmt(g.pass_at_k.get(k)), _num(g.pass_at_k.get(k))) for k in ks]
+        cells += [_cell(fmt(g.criteria_rate), _num(g.criteria_rate))]
+        cells += [_cell(fmt(g.criteria_pass.get(k)), _num(g.criteria_pass.get(k))) for k in CRITERIA_THRESHOLDS]
         cells += [_cell(g.truncated, g.truncated), _cell(g.errors, g.errors)]
         rows.append(f'<tr class="{"err" if g.errors else ""}">' + "".join(cells) + "</tr>")
     return head + "".join(rows) + "</tbody></table>"
@@ -224,7 +229,8 @@ def render_html(trajectories: Sequence[Trajectory], *, include_errors: bool = Fa
     s = summarize(trajs, include_errors=include_errors)
     o = s.overall
     cards = [("episodes", f"{s.episodes}"), ("in rewards", f"{s.included}"), ("mean reward", fmt(o.mean_reward)),
-             ("strict pass", fmt(o.strict_pass_rate)), ("errors", f"{s.errors}"), ("tasks", f"{o.tasks}")]
+             ("task-weighted reward", fmt(o.task_mean_reward)), ("strict pass", fmt(o.strict_pass_rate)),
+             ("criteria met", fmt(o.criteria_rate)), ("errors", f"{s.errors}"), ("tasks", f"{o.tasks}")]
     body = [f"<h1>{_e(title)}</h1>"]
     body.append(f"<p>env: {_e(', '.join(s.env_ids) or '-')} &middot; model: {_e(', '.join(s.models) or '-')} &middot; "
                 f"pass@k: {_e(pass_at_k_text(o))}" + ("" if include_errors else " &middot; errored episodes excluded from rewards") + "</p>")
@@ -235,7 +241,9 @@ def render_html(trajectories: Sequence[Trajectory], *, include_errors: bool = Fa
     if len(s.per_model) > 1:
         body.append("<h2>Per model</h2>")
         body.append(_group_table("models", "model", s.per_model, ks))
-    body.append("<h2>Per occupation</h2>")
+    body.append("<h2>Per occupation</h2><p>task-weighted: each task's mean over its attempts, averaged over tasks "
+                "(tasks weigh equally, as in DAYJOB's per-domain table); criteria met: the unweighted share of "
+                "criteria; meets X: the share of attempts meeting X of their criteria (N-1: all but one).</p>")
     body.append(_group_table("occupations", "occupation", s.per_occupation, []))
     body.append("<h2>Per task</h2>")
     body.append(_group_table("tasks", "task", s.per_task, sorted({k for g in s.per_task.values() for k in g.pass_at_k})))

@@ -2,6 +2,12 @@
 
 Errored episodes are counted, never scored: they are left out of rewards unless ``include_errors`` (then
 they count as reward 0, never as a pass).
+
+DAYJOB's metrics are here too: the task-weighted mean (each task's mean over its attempts, then the mean over
+tasks, so a task run five times weighs as much as one run once: DAYJOB's per-domain table is the per-occupation
+table's ``task_mean_reward``), the unweighted share of criteria met, and the share of attempts meeting every
+criterion, 95 % and 90 % of them, and all but one (pass@1 (N-1)). An attempt that was not graded (a budget ran out
+under ``on_truncate="zero"``) meets none; errored attempts are left out and counted, as everywhere.
 """
 
 from __future__ import annotations
@@ -41,6 +47,9 @@ class GroupSummary(BaseModel):
     pass_at_k: dict[int, float] = Field(default_factory=dict)
     truncated: int = 0
     errors: int = 0
+    task_mean_reward: float | None = None  # tasks weighted equally (DAYJOB's per-domain aggregate)
+    criteria_rate: float | None = None  # unweighted share of criteria met, per attempt, averaged
+    criteria_pass: dict[str, float] = Field(default_factory=dict)  # "100%", "95%", "90%", "N-1" -> share of attempts
     rewards: list[float] = Field(default_factory=list)
 
 
@@ -48,7 +57,7 @@ class Summary(BaseModel):
     """What ``jobenv report`` shows. Errored episodes are counted in ``errors``/``error_kinds`` and left out
     of rewards unless ``include_errors`` (then they count as reward 0, never as a pass)."""
 
-    schema_version: int = 2
+    schema_version: int = 3
     episodes: int
     included: int
     include_errors: bool
@@ -87,7 +96,36 @@ def _group(trajs: list[Trajectory], include_errors: bool) -> GroupSummary:
                 continue
             vals = [pass_at_k(len(v), sum(bool(t.strict_pass) for t in v), k) for v in by_task.values()]
             g.pass_at_k[k] = sum(vals) / len(vals)
+        means = [sum(float(t.reward or 0.0) for t in v) / len(v) for v in by_task.values()]
+        g.task_mean_reward = sum(means) / len(means)
+        _criteria_metrics(g, used)
     return g
+
+
+#: DAYJOB's thresholds over an attempt's criteria: name -> (share needed, misses allowed)
+CRITERIA_THRESHOLDS: dict[str, tuple[float, int | None]] = {
+    "100%": (1.0, None), "95%": (0.95, None), "90%": (0.90, None), "N-1": (0.0, 1)}
+
+
+def _meets(passed: int, total: int, share: float, misses: int | None) -> bool:
+    if total <= 0:
+        return False
+    return total - passed <= misses if misses is not None else passed >= share * total - 1e-9
+
+
+def _criteria_metrics(g: GroupSummary, used: list[Trajectory]) -> None:
+    """Fill ``criteria_rate`` and ``criteria_pass`` from each attempt's report counts (no graded report: no
+    criterion met)."""
+    fractions, met = [], {name: 0 for name in CRITERIA_THRESHOLDS}
+    for t in used:
+        rep = t.report or {}
+        total = int(rep.get("criteria_total") or 0) if rep.get("status", "ok") == "ok" else 0
+        passed = min(int(rep.get("criteria_passed") or 0), total)
+        fractions.append(passed / total if total else 0.0)
+        for name, (share, misses) in CRITERIA_THRESHOLDS.items():
+            met[name] += _meets(passed, total, share, misses)
+    g.criteria_rate = sum(fractions) / len(fractions)
+    g.criteria_pass = {name: n / len(used) for name, n in met.items()}
 
 
 def summarize(trajectories: Iterable[Trajectory], *, include_errors: bool = False) -> Summary:
@@ -181,6 +219,9 @@ def print_summary(summary: Summary, *, console: Any = None) -> None:
     head.add_row("mean reward", fmt(o.mean_reward))
     head.add_row("strict pass rate", fmt(o.strict_pass_rate))
     head.add_row("pass@k (strict)", pass_at_k_text(o))
+    head.add_row("task-weighted reward", fmt(o.task_mean_reward))
+    meeting = ", ".join(f"{k} {fmt(v)}" for k, v in o.criteria_pass.items())
+    head.add_row("criteria met", f"{fmt(o.criteria_rate)} (unweighted); attempts meeting {meeting}" if meeting else "-")
     head.add_row("statuses", ", ".join(f"{k} {v}" for k, v in sorted(summary.statuses.items())) or "-")
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(summary.error_kinds.items()))
     head.add_row("errors", f"{summary.errors}" + (f" ({kinds})" if summary.errors else "")

@@ -78,3 +78,58 @@ def test_reader_skips_corrupt_middle_lines_unless_strict(tmp_path: Any) -> None:
         read_trajectories(p, strict=True)
     with pytest.raises(Exception, match="not found"):
         read_trajectories(tmp_path / "missing.jsonl")
+
+
+def _graded(task: str, attempt: int, verdicts: list[bool], tmp_path: Any) -> Trajectory:
+    """An attempt graded by the real report builder: one binary criterion per rubric (DAYJOB's shape)."""
+    from jobenv.judge.report import CriterionResult, RubricResult, build_report
+    from jobenv.tasks import Task, parse_rubrics
+
+    root = tmp_path / task / str(attempt)
+    (root / "task_folder").mkdir(parents=True)
+    rubrics = [{"rubric": f"criterion {i}", "weight": 1, "criterion": [f"criterion {i} holds"]} for i in range(len(verdicts))]
+    t = Task(split="test", occupation=task.split("/")[0], number=1, instructions="do it", task_folder=root / "task_folder",
+             rubrics=parse_rubrics({"rubrics": rubrics}), root=root)
+    results = [RubricResult(index=i, rubric=f"criterion {i}", weight=1.0,
+                            criteria_results=[CriterionResult(index=0, criterion=f"criterion {i} holds", passed=v)])
+               for i, v in enumerate(verdicts)]
+    report = build_report(t, results, judge_kind="checks", judge_model=None, mode="values")
+    traj = _traj(task, attempt, report.normalized_score, strict=report.strict_pass)
+    traj.report = report.model_dump(mode="json")
+    return traj
+
+
+def test_dayjob_metrics_weigh_tasks_equally_and_count_criteria(tmp_path: Any) -> None:
+    twenty = [True] * 20
+    trajs = [
+        _graded("health/t1", 0, twenty, tmp_path),                       # every criterion
+        _graded("health/t1", 1, twenty[:19] + [False], tmp_path),         # 19/20: 95 % and N-1, not strict
+        _graded("health/t1", 2, twenty[:18] + [False] * 2, tmp_path),     # 18/20: 90 % only
+        _graded("health/t1", 3, twenty[:17] + [False] * 3, tmp_path),     # 17/20: none of the thresholds
+        _graded("health/t2", 0, [False] * 20, tmp_path),                  # one attempt, nothing met
+        _traj("health/t2", 1, None, status="error", kind="grading"),      # errored: left out, counted
+        _traj("health/t2", 2, 0.0, status="truncated"),                  # ran out, not graded: meets nothing
+    ]
+    s = summarize(trajs)
+    o = s.overall
+    assert s.errors == 1 and s.included == 6
+    t1 = (1.0 + 0.95 + 0.9 + 0.85) / 4
+    assert o.mean_reward == pytest.approx((1.0 + 0.95 + 0.9 + 0.85 + 0 + 0) / 6)
+    assert o.task_mean_reward == pytest.approx((t1 + 0.0) / 2)  # t1's four attempts weigh as much as t2's two
+    assert o.criteria_rate == pytest.approx((1 + 19 / 20 + 18 / 20 + 17 / 20) / 6)
+    assert o.criteria_pass == pytest.approx({"100%": 1 / 6, "95%": 2 / 6, "90%": 3 / 6, "N-1": 2 / 6})
+    assert s.per_occupation["health"].task_mean_reward == pytest.approx(o.task_mean_reward)
+    assert s.per_task["health/t2"].criteria_pass["100%"] == 0.0 and s.per_task["health/t2"].errors == 1
+    # a read back through the trajectories file keeps the report counts the metrics need
+    from jobenv.rollout import TrajectoryWriter
+
+    path = tmp_path / "traj.jsonl"
+    import asyncio
+
+    w = TrajectoryWriter(path)
+    for t in trajs:
+        asyncio.run(w.write(t))
+    w.close()
+    again = summarize(read_trajectories(path)).overall
+    assert (again.criteria_rate, again.criteria_pass, again.task_mean_reward) == (
+        o.criteria_rate, o.criteria_pass, o.task_mean_reward)
