@@ -160,14 +160,19 @@ def is_registered(env_id: str) -> bool:
 def load_tasks(env_id: str, **options: Any) -> list[Task]:
     """The tasks of ``env_id`` in stable order (hosting addresses tasks by index).
 
-    ``env_id`` is a registered id or the path of a task folder (one ``taskN/`` or a tree of them, split
-    ``local``). ``jobenv/synthetic`` takes ``seed`` and ``n``. Raises UnknownEnvError for an unknown id that is
+    ``env_id`` is a registered id, the path of a task folder (one ``taskN/`` or a tree of them, split
+    ``local``) or of a Harbor task directory (``task.toml``; or a directory of them; ``harbor:<path>`` says so
+    explicitly), split ``harbor``, graded by its own ``tests/``. ``jobenv/synthetic`` takes ``seed`` and ``n``. Raises UnknownEnvError for an unknown id that is
     not a folder either, DatasetNotFoundError (with the download command) for a split not on disk,
     TaskFormatError for a malformed task. A task count that differs from the published one is a warning.
     """
-    if env_id not in ENV_SPECS and Path(env_id).expanduser().is_dir():
+    if env_id not in ENV_SPECS and (env_id.startswith("harbor:") or Path(env_id).expanduser().is_dir()):
         if options:
             raise UnknownEnvError(f"{env_id}: a task folder takes no options (got {', '.join(options)})")
+        from .harbor.tasks import HARBOR_PREFIX, is_harbor_path, load_harbor_tasks
+
+        if env_id.startswith(HARBOR_PREFIX) or is_harbor_path(Path(env_id).expanduser()):
+            return load_harbor_tasks(env_id)
         return _load_folder(Path(env_id).expanduser())
     spec = env_spec(env_id)
     from .datasets import data_dir, load_tree

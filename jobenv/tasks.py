@@ -43,8 +43,10 @@ from .check_models import (
     needs_llm,
 )
 from .errors import TaskFormatError, UnknownTaskError, first_problem
+from .harbor.spec import HarborSpec
 
 __all__ = [
+    "task_from_rubrics",
     "SCHEMA_VERSION",
     "Check",
     "FileExistsCheck",
@@ -116,6 +118,7 @@ class Task(BaseModel):
     ground_truth: Path | None = None
     solution: Path | None = None
     revision: str | None = None  # the dataset revision the task came from, recorded in grading reports
+    harbor: HarborSpec | None = None  # a Harbor task directory's settings (its tests/ grade it; no rubrics)
 
     @property
     def id(self) -> str:
@@ -176,6 +179,9 @@ def find_task(tasks: Sequence[Task], key: str | int, *, where: str = "split") ->
         if not 0 <= idx < len(tasks):
             raise UnknownTaskError(f"{where}: index {idx} out of range 0..{len(tasks) - 1}")
         return tasks[idx]
+    for task in tasks:  # an exact id first: a Harbor task's directory name may itself hold "__"
+        if key in (task.id, task.uid):
+            return task
     try:
         tid = normalize_task_id(key)
     except TaskFormatError as exc:
@@ -353,3 +359,24 @@ def load_task_dir(
         solution=optional("solution", True),
         revision=revision,
     )
+
+
+def task_from_rubrics(path: Path) -> Task:
+    """A Task holding the rubrics of RUBRICS.json ``path``, with the ``TASK_INSTRUCTIONS.txt`` and ``meta.json``
+    beside it when present (the checks read both); all the grader needs. TaskFormatError for bad rubrics."""
+    path = Path(path)
+    rubrics = load_rubrics_file(path)
+    root = path.resolve().parent
+    meta = None
+    meta_path = root / "meta.json"
+    if meta_path.is_file():
+        try:
+            loaded = json.loads(meta_path.read_text(encoding="utf-8"))
+            meta = loaded if isinstance(loaded, dict) else None
+        except (OSError, ValueError):
+            meta = None
+    instructions_path = root / "TASK_INSTRUCTIONS.txt"
+    instructions = instructions_path.read_text(encoding="utf-8", errors="replace") if instructions_path.is_file() else ""
+    return Task(split="adhoc", occupation=root.parent.name or "adhoc",
+                number=int(root.name[4:]) if root.name.startswith("task") and root.name[4:].isdigit() else 0,
+                instructions=instructions, task_folder=root / "task_folder", rubrics=rubrics, root=root, meta=meta)

@@ -22,7 +22,7 @@ from ._common import JUDGE_CHOICES, SCORING_CHOICES, non_negative_int
 if TYPE_CHECKING:
     from ..tasks import Task
 
-__all__ = ["NAME", "HELP", "Options", "add_arguments", "run", "task_from_rubrics"]
+__all__ = ["NAME", "HELP", "Options", "add_arguments", "run"]
 
 NAME = "judge"
 HELP = "grade an output directory against a rubric file"
@@ -71,26 +71,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="spreadsheet extraction: formulas lists every formula cell in the evidence")
 
 
-def task_from_rubrics(path: Path) -> Task:
-    """A Task holding only the rubrics of ``path`` (the grader needs nothing else)."""
-    from ..tasks import Task, load_rubrics_file
-
-    path = Path(path)
-    rubrics = load_rubrics_file(path)
-    root = path.resolve().parent
-    meta = None
-    meta_path = root / "meta.json"
-    if meta_path.is_file():
-        try:
-            loaded = json.loads(meta_path.read_text(encoding="utf-8"))
-            meta = loaded if isinstance(loaded, dict) else None
-        except (OSError, ValueError):
-            meta = None
-    return Task(split="adhoc", occupation=root.parent.name or "adhoc",
-                number=int(root.name[4:]) if root.name.startswith("task") and root.name[4:].isdigit() else 0,
-                instructions="", task_folder=root / "task_folder", rubrics=rubrics, root=root, meta=meta)
-
-
 def _task_from_id(spec: str) -> Task:
     from ..registry import load_tasks
     from ..tasks import find_task
@@ -122,6 +102,8 @@ def run(opts: Options) -> int:
         task = _task_from_id(opts.task)
     else:
         assert opts.rubrics is not None  # argparse: one of the two is required
+        from ..tasks import task_from_rubrics
+
         task = task_from_rubrics(Path(opts.rubrics))
     options: dict[str, Any] = {"mode": opts.mode}
     if opts.max_completion_tokens is not None and opts.judge != "checks":

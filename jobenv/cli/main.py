@@ -23,6 +23,7 @@ from . import (
     calibrate,
     demo,
     download,
+    export_harbor,
     export_trajectories,
     gc,
     generate,
@@ -42,7 +43,7 @@ __all__ = ["COMMANDS", "build_parser", "main", "options_for"]
 
 COMMANDS: tuple[ModuleType, ...] = (
     list_envs, tasks, validate, download, demo, judge, rollout, report, regrade, calibrate, export_trajectories, serve,
-    generate, gc,
+    generate, export_harbor, gc,
     build_image, toolchain,
 )
 _BY_NAME = {m.NAME: m for m in COMMANDS}

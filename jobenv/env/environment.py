@@ -167,6 +167,10 @@ class JobEnv(gymnasium.Env[str, Any]):
         from ..judge.base import check_judge
 
         # built now so a misconfigured judge (e.g. "llm" without endpoint) fails at construction, not at submit
+        if judge == "auto" and all(t.harbor is not None for t in self.tasks):
+            from ..harbor.verifier import HarborVerifier
+
+            judge = HarborVerifier()  # Harbor tasks are graded by their own tests/
         self._judge: Any = make_judge(judge, **self.judge_options)
         # and one that cannot grade these tasks at all (no LLM for LLM-graded criteria) fails here too
         check_judge(self._judge, self.tasks, self.env_id)
@@ -242,7 +246,21 @@ class JobEnv(gymnasium.Env[str, Any]):
         assert self.task is not None
         return {"task_id": self.task.id, "uid": self.task.uid, "split": self.task.split, "env_id": self.env_id}
 
-    def _new_sandbox(self) -> Sandbox:
+    def _limits_for(self, task: Task) -> SandboxLimits:
+        """The env's limits, with a Harbor task's own layout, workdir, network and resources applied."""
+        if task.harbor is None:
+            return self.limits
+        from ..harbor.run import harbor_limits
+
+        return harbor_limits(self.limits, task.harbor)
+
+    def _rules_for(self, task: Task) -> EpisodeRules:
+        """The env's rules; a Harbor task's ``[agent] timeout_sec`` is the time limit when the env sets none."""
+        if task.harbor is None or task.harbor.agent_timeout_s is None or self.rules.time_limit_s is not None:
+            return self.rules
+        return self.rules.model_copy(update={"time_limit_s": task.harbor.agent_timeout_s})
+
+    def _new_sandbox(self, limits: SandboxLimits | None = None) -> Sandbox:
         """A fresh, unstarted sandbox: from a backend name, or a zero-argument factory returning a Sandbox.
 
         A Sandbox *instance* can serve only one episode (a closed sandbox cannot restart): SandboxError after.
@@ -263,7 +281,7 @@ class JobEnv(gymnasium.Env[str, Any]):
             return sb
         from ..sandbox import make_sandbox
 
-        return make_sandbox(spec, limits=self.limits, **self.sandbox_options)
+        return make_sandbox(spec, limits=limits or self.limits, **self.sandbox_options)
 
     def adopt_step_budget(self, steps: int) -> None:
         """Make ``steps`` the step budget when it is tighter than the rules' (from the next reset on): what
@@ -287,8 +305,9 @@ class JobEnv(gymnasium.Env[str, Any]):
         super().reset(seed=seed)
         task = self._pick_task(options)
         await self.aclose()
-        sb = self._new_sandbox()
-        episode = Episode(task, sb, self._judge, self.rules, network=self.limits.web,
+        limits = self._limits_for(task)
+        sb = self._new_sandbox(limits)
+        episode = Episode(task, sb, self._judge, self._rules_for(task), network=limits.web,
                           include_instructions=self.include_instructions)
         self._res.episode = episode
         try:

@@ -45,6 +45,11 @@ def build_prompt(
     text of TASK_INSTRUCTIONS.txt after the wrapper (the file stays in the task folder either way); ``software``
     is the sandbox's own account of its software (:meth:`~jobenv.sandbox.base.Sandbox.software_note`).
     """
+    if task.harbor is not None:  # a Harbor task's own instruction, with jobenv's note on tools and budget
+        from ..harbor.run import harbor_prompt
+
+        return harbor_prompt(task, rules=rules or EpisodeRules(max_steps=None), network=network,
+                             tools=_tool_list(rules.tools if rules else ()))
     outside = (
         "You may also look up public information online."
         if network

@@ -151,6 +151,7 @@ class GradeReport(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     latency_s: float = 0.0
     timestamp: str = ""  # UTC, ISO-8601 to the second: when the grading finished
+    verifier: dict[str, Any] | None = None  # a Harbor verifier's run: exit code, output tail, reward file numbers
 
     @property
     def ok(self) -> bool:

@@ -80,6 +80,16 @@ class SandboxLimits(BaseModel):
     network_deny: list[str] = Field(
         default_factory=list, description='with "web": addresses, CIDR blocks or host names that stay unreachable'
     )
+    layout: Literal["jobenv", "harbor"] = Field(
+        default="jobenv",
+        description='"jobenv": the task folder is /workspace/task_folder beside an empty output/, and output/ is '
+                    'graded; "harbor": the task\'s files are /workspace itself, and all of it is graded',
+    )
+    aliases: dict[str, str] = Field(
+        default_factory=dict,
+        description="symlinks made in the sandbox's root: a new absolute path -> /workspace or a path under "
+                    "/workspace or /tmp (e.g. a Harbor task's workdir, its /tests and /logs)",
+    )
     unsafe_unbounded_memory: bool = Field(
         default=False,
         description="start a local sandbox even where no memory cgroup can bound it (then only per-process "
@@ -93,6 +103,13 @@ class SandboxLimits(BaseModel):
             return "web"
         if v is False or v is None:
             return "off"
+        return v
+
+    @field_validator("aliases")
+    @classmethod
+    def _safe_aliases(cls, v: dict[str, str]) -> dict[str, str]:
+        for path, target in v.items():
+            check_alias(path, target)
         return v
 
     @model_validator(mode="after")
@@ -124,6 +141,25 @@ class SandboxLimits(BaseModel):
     def clamp_timeout(self, timeout: float | None) -> float:
         t = self.timeout_s if timeout is None else float(timeout)
         return max(0.001, min(t, self.max_timeout_s))
+
+
+#: top-level names of a sandbox's root (and of paths a backend mounts) that an alias may never take
+RESERVED_ROOT_NAMES = frozenset({"bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt",
+                                 "init", "opt", "proc", "root", "run", "sbin", "srv", "sys", "tmp", "usr", "var",
+                                 "workspace"})
+
+
+def check_alias(path: str, target: str) -> None:
+    """ValueError unless ``path`` is a normalised absolute path of at most four parts whose first part is not a
+    reserved root name, and ``target`` is /workspace or a normalised path under /workspace or /tmp."""
+    parts = path.split("/")[1:]
+    if not path.startswith("/") or posixpath.normpath(path) != path or not 1 <= len(parts) <= 4 or "" in parts:
+        raise ValueError(f"alias {path!r}: an absolute, normalised path of one to four parts is needed")
+    if parts[0] in RESERVED_ROOT_NAMES or any(p in (".", "..") for p in parts):
+        raise ValueError(f"alias {path!r}: /{parts[0]} belongs to the sandbox itself")
+    if posixpath.normpath(target) != target or not (
+            target == WORKSPACE or target.startswith(WORKSPACE + "/") or target.startswith("/tmp/")):
+        raise ValueError(f"alias {path!r}: its target {target!r} must be /workspace or under /workspace or /tmp")
 
 
 class CommandResult(BaseModel):

@@ -139,6 +139,9 @@ class DockerSandbox(Sandbox):
 
     def __init__(self, limits: SandboxLimits | None = None, *, image: str = DEFAULT_IMAGE, base_url: str | None = None) -> None:
         self.limits = limits or SandboxLimits()
+        if self.limits.layout != "jobenv" or self.limits.aliases:
+            raise SandboxError("the Harbor layout and path aliases run in the local sandbox for now: "
+                               "use sandbox='local'")
         self.image = image
         self._image_id = ""
         self.base_url = base_url

@@ -79,13 +79,17 @@ stop_warm_sandboxes = _pool.stop
 _counter = itertools.count()
 
 
-def _stage(task_folder: Path | None, ws: str, owner: tuple[int, int] | None) -> None:
-    """Copy the task in; with ``owner`` (root's sandboxes), the workspace and all in it belong to the commands' uid."""
+def _stage(task_folder: Path | None, ws: str, owner: tuple[int, int] | None, harbor: bool = False) -> None:
+    """Copy the task in (into ``task_folder/``, or the workspace itself for the Harbor layout); with ``owner``
+    (root's sandboxes), the workspace and all in it belong to the commands' uid."""
+    subdirs = () if harbor else (os.path.join(ws, "output"), os.path.join(ws, "task_folder"))
     if owner is not None:
-        for d in (ws, os.path.join(ws, "output"), os.path.join(ws, "task_folder")):  # made by bwrap (--dir)
+        for d in (ws, *subdirs):  # made by bwrap (--tmpfs, --dir)
             os.chown(d, *owner, follow_symlinks=False)
-    _fs.stage_tree(Path(task_folder) if task_folder is not None else None, os.path.join(ws, "task_folder"))
-    os.makedirs(os.path.join(ws, "output"), exist_ok=True)
+    source = Path(task_folder) if task_folder is not None else None
+    _fs.stage_tree(source, ws if harbor else os.path.join(ws, "task_folder"))
+    if not harbor:
+        os.makedirs(os.path.join(ws, "output"), exist_ok=True)
 
 
 _Launch = tuple[Any, _mounts.MountPlan, int, int, int]  # bwrap's process, the plan, output fd, status fd, PID 1
@@ -162,7 +166,7 @@ class LocalSandbox(Sandbox):
 
     def _stage_in(self, task_folder: Path | None) -> None:
         try:
-            _stage(task_folder, self._ws, self._owner)  # type: ignore[arg-type]
+            _stage(task_folder, self._ws, self._owner, self.limits.layout == "harbor")  # type: ignore[arg-type]
         except OSError as exc:
             raise SandboxError(f"cannot stage task folder {task_folder}: {exc}") from None
 
@@ -542,13 +546,15 @@ class LocalSandbox(Sandbox):
             return await asyncio.to_thread(_fs.list_files, self._ws, path)  # type: ignore[arg-type]
 
     async def export_output(self, dest: Path) -> Path:
-        """Copy ``/workspace/output`` to ``dest`` (streamed; at most ``workspace_mb`` of apparent size in total)."""
+        """Copy ``/workspace/output`` (the whole workspace for the Harbor layout) to ``dest`` (streamed; at most
+        ``workspace_mb`` of apparent size in total)."""
         self._check_running()
+        graded = "" if self.limits.layout == "harbor" else "output"
         async with self._lock():
             try:
                 return await asyncio.to_thread(
-                    _fs.export_tree, self._ws, "output", Path(dest),  # type: ignore[arg-type]
+                    _fs.export_tree, self._ws, graded, Path(dest),  # type: ignore[arg-type]
                     max_bytes=self.limits.workspace_mb << 20,
                 )
             except OSError as exc:
-                raise SandboxError(f"cannot export {WORKSPACE}/output to {dest}: {exc}") from None
+                raise SandboxError(f"cannot export {WORKSPACE}/{graded} to {dest}: {exc}") from None

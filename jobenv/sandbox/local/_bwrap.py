@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import os
 
-from ...errors import SandboxUnavailableError
+from ...errors import SandboxError, SandboxUnavailableError
 from .. import _net
 from ..base import WORKSPACE, SandboxLimits
 from . import _mounts
@@ -66,7 +66,7 @@ def controller_argv(native: str | None, interpreter: str, out_w: int, st_w: int,
 
 @functools.lru_cache(maxsize=16)
 def _root_args(plan: _mounts.MountPlan, sizes: tuple[int, int, int], web: bool, root: bool,
-               native: str | None) -> tuple[str, ...]:
+               native: str | None, harbor: bool = False, aliases: tuple[tuple[str, str], ...] = ()) -> tuple[str, ...]:
     shm_mb, tmp_mb, workspace_mb = sizes
     snap = plan.snapshot
     # always a private network namespace: "web" gets its stack attached from the host after the launch
@@ -91,8 +91,9 @@ def _root_args(plan: _mounts.MountPlan, sizes: tuple[int, int, int], web: bool, 
     a += ["--proc", "/proc", "--dev", "/dev",
           "--size", str(shm_mb << 20), "--perms", "01777", "--tmpfs", "/dev/shm",
           "--size", str(tmp_mb << 20), "--perms", "01777", "--tmpfs", "/tmp",
-          "--size", str(workspace_mb << 20), "--perms", "0755", "--tmpfs", WORKSPACE,
-          "--dir", f"{WORKSPACE}/output", "--dir", f"{WORKSPACE}/task_folder"]
+          "--size", str(workspace_mb << 20), "--perms", "0755", "--tmpfs", WORKSPACE]
+    if not harbor:  # a Harbor task's files are the workspace itself
+        a += ["--dir", f"{WORKSPACE}/output", "--dir", f"{WORKSPACE}/task_folder"]
     # after the private /tmp: a virtual environment that lives under /tmp must stay visible. Their parents are
     # made searchable: bwrap copies a host parent's mode (/root is 0700), and commands are not root
     made: set[str] = set()
@@ -104,6 +105,11 @@ def _root_args(plan: _mounts.MountPlan, sizes: tuple[int, int, int], web: bool, 
         a += ["--ro-bind", d, d]
     # then cover what those binds would show of jobenv itself, its data and caches
     a += plan.hide
+    taken = {p.split("/")[1] for p in plan.python_dirs if p.count("/") >= 1}
+    for path, target in aliases:  # checked names (SandboxLimits); none may cover what the plan binds
+        if path.split("/")[1] in taken:
+            raise SandboxError(f"sandbox alias {path}: /{path.split('/')[1]} holds the sandbox's Python here")
+        a += ["--symlink", target, path]
     # the root tmpfs itself read-only: only /workspace, /tmp and /dev/shm (each size-capped) are writable
     a += ["--remount-ro", "/", "--remount-ro", "/dev", "--chdir", WORKSPACE, "--clearenv"]
     for k, v in sandbox_env(WORKSPACE, plan.interpreter).items():
@@ -121,4 +127,5 @@ def bwrap_args(plan: _mounts.MountPlan, limits: SandboxLimits, info_fd: int, sec
         head += ["--seccomp", str(seccomp_fd)]
     head += ["--info-fd", str(info_fd)]
     sizes = (limits.shm_mb, limits.tmp_mb, limits.workspace_mb)
-    return head + list(_root_args(plan, sizes, limits.web, userns_fd is not None, native))  # type: ignore[arg-type]
+    return head + list(_root_args(plan, sizes, limits.web, userns_fd is not None, native,  # type: ignore[arg-type]
+                                  limits.layout == "harbor", tuple(sorted(limits.aliases.items()))))

@@ -1,0 +1,59 @@
+"""How a Harbor task's settings become a jobenv sandbox and prompt: the one place both are decided.
+
+* limits: the Harbor layout (the workspace is the task's files; all of it is graded), the workdir as a path
+  aliasing ``/workspace`` when it is another path, the agent's network mode (``no-network`` and ``allowlist``:
+  off; ``public``: web) and ``[environment] cpus`` / ``memory_mb`` when the task sets them;
+* the prompt: ``system_prompt.md`` (when present), then ``instruction.md`` as written, then jobenv's short note
+  on where the agent works, its tools, its budget and ``submit``.
+
+``storage_mb`` and ``[environment] env`` are not applied (the workspace is a RAM-backed tmpfs whose size is
+``workspace_mb``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..episode.rules import EpisodeRules
+    from ..sandbox.base import SandboxLimits
+    from ..tasks import Task
+    from .spec import HarborSpec
+
+__all__ = ["harbor_limits", "harbor_prompt"]
+
+
+def harbor_limits(base: SandboxLimits, spec: HarborSpec) -> SandboxLimits:
+    """``base`` with ``spec`` applied (see the module docstring). ValidationError if the result does not fit."""
+    from ..sandbox.base import WORKSPACE, SandboxLimits
+
+    aliases = dict(base.aliases)
+    if spec.workdir != WORKSPACE:
+        aliases[spec.workdir] = WORKSPACE
+    data = base.model_dump()
+    data.update(layout="harbor", aliases=aliases, network=spec.network)
+    if spec.cpus is not None:
+        data["cpus"] = spec.cpus
+    if spec.memory_mb is not None:
+        data["memory_mb"] = spec.memory_mb
+        default = SandboxLimits()
+        if (base.workspace_mb, base.tmp_mb, base.shm_mb) == (default.workspace_mb, default.tmp_mb, default.shm_mb):
+            # default sizes: split the task's memory (less the process reserve) between the three tmpfs mounts
+            room = spec.memory_mb - max(32, spec.memory_mb // 8)
+            data.update(workspace_mb=max(16, min(default.workspace_mb, room // 2)),
+                        tmp_mb=max(4, min(512, room // 4)), shm_mb=max(4, min(64, room // 16)))
+    return SandboxLimits.model_validate(data)
+
+
+def harbor_prompt(task: Task, *, rules: EpisodeRules, network: bool, tools: str) -> str:
+    """The first message of a Harbor task's episode (see the module docstring)."""
+    spec = task.harbor
+    assert spec is not None
+    budget = rules.describe_budget()
+    parts = [spec.system_prompt.strip() + "\n\n" if spec.system_prompt else "", task.instructions.strip(), "\n\n---\n",
+             f"You work in a sandboxed Linux machine; your working directory is {spec.workdir}, where the task's "
+             f"files are. Your tools: {tools}. ",
+             "You may use the internet. " if network else "There is no internet access. ",
+             f"{budget.rstrip('.')}. " if budget else "",
+             f"When you are done, call submit: the state of {spec.workdir} is then checked by the task's tests.\n"]
+    return "".join(parts)

@@ -1,0 +1,288 @@
+"""A Harbor task directory read into what jobenv runs: ``task.toml`` (schema 1.4, the legacy ``version`` key too),
+``instruction.md`` (and ``system_prompt.md``), ``environment/`` and ``tests/``.
+
+:func:`read_task_dir` validates the directory and returns a :class:`HarborSpec`: the workdir, network, limits,
+timeouts and verifier settings jobenv applies, and where the workspace files are. Keys of ``task.toml`` jobenv
+does not interpret are tolerated and listed in one warning. The workspace files are what the environment's
+Dockerfile ``COPY``/``ADD``s into the workdir, and the directories a ``RUN mkdir -p ...`` line makes there (the
+local sandbox runs no other ``RUN`` step); without a Dockerfile the workspace starts empty.
+
+Failure behaviour: TaskFormatError naming the file and the problem for a malformed ``task.toml``, a missing or
+empty ``instruction.md``, a ``tests/`` with neither ``test.sh`` nor ``judge.toml``, multi-step tasks, a copy
+source outside ``environment/`` and a workdir the local sandbox cannot serve.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+import tomllib
+import warnings
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..errors import TaskFormatError, first_problem
+
+__all__ = ["HarborSpec", "HarborTaskToml", "read_task_dir", "is_task_dir", "copied_files", "made_dirs",
+           "DEFAULT_WORKDIR"]
+
+DEFAULT_WORKDIR = "/workspace"
+_NETWORK = {"no-network": "off", "public": "web", "allowlist": "off"}
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    def unknown(self, prefix: str) -> list[str]:
+        return [f"{prefix}.{k}" for k in (self.model_extra or {})]
+
+
+class _Agent(_Section):
+    timeout_sec: float | None = Field(default=None, gt=0)
+    network_mode: Literal["no-network", "public", "allowlist"] | None = None
+    allowed_hosts: list[str] | None = None
+    user: str | int | None = None
+
+
+class _Verifier(_Section):
+    timeout_sec: float = Field(default=600.0, gt=0)
+    env: dict[str, str] = Field(default_factory=dict)
+    network_mode: Literal["no-network", "public", "allowlist"] | None = None
+    allowed_hosts: list[str] | None = None
+    environment_mode: Literal["shared", "separate"] | None = None
+    user: str | int | None = None
+
+
+class _Environment(_Section):
+    docker_image: str | None = None
+    cpus: float | None = Field(default=None, gt=0)
+    memory_mb: int | None = Field(default=None, ge=64)
+    storage_mb: int | None = Field(default=None, ge=16)
+    gpus: int | None = None
+    workdir: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    network_mode: Literal["no-network", "public", "allowlist"] | None = None
+    allowed_hosts: list[str] | None = None
+    allow_internet: bool | None = None  # before network_mode
+    build_timeout_sec: float | None = None
+    os: str | None = None
+
+
+class HarborTaskToml(BaseModel):
+    """The parts of ``task.toml`` jobenv reads; the rest is kept and reported by :meth:`unknown_keys`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: str = "1.4"
+    task: dict[str, Any] | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    agent: _Agent = Field(default_factory=_Agent)
+    verifier: _Verifier = Field(default_factory=_Verifier)
+    environment: _Environment = Field(default_factory=_Environment)
+    solution: dict[str, Any] = Field(default_factory=dict)
+    source: str | None = None
+    artifacts: list[str | dict[str, Any]] = Field(default_factory=list)
+    steps: list[dict[str, Any]] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_version(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "version" in data:
+            data = dict(data)
+            data.setdefault("schema_version", str(data.pop("version")))
+        return data
+
+    def unknown_keys(self) -> list[str]:
+        known_gpu = ["environment.gpus"] if self.environment.gpus else []
+        return sorted([*(self.model_extra or {}), *self.agent.unknown("agent"), *self.verifier.unknown("verifier"),
+                       *self.environment.unknown("environment"), *known_gpu])
+
+
+class HarborSpec(BaseModel):
+    """What jobenv applies of one Harbor task (see the module docstring)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    root: Path
+    workdir: str
+    network: Literal["off", "web"] = "off"
+    allowed_hosts: tuple[str, ...] = ()
+    agent_timeout_s: float | None = None
+    cpus: float | None = None
+    memory_mb: int | None = None
+    storage_mb: int | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    verifier_timeout_s: float = 600.0
+    verifier_env: dict[str, str] = Field(default_factory=dict)
+    verifier_network: Literal["off", "web"] = "off"
+    grader: Literal["test.sh", "judge.toml"]
+    system_prompt: str | None = None
+    artifacts: tuple[str, ...] = ()
+    unknown_keys: tuple[str, ...] = ()
+
+    @property
+    def tests_dir(self) -> Path:
+        return self.root / "tests"
+
+
+def is_task_dir(path: Path) -> bool:
+    """Whether ``path`` looks like a Harbor task directory (it holds ``task.toml`` and ``instruction.md``)."""
+    return (path / "task.toml").is_file() and (path / "instruction.md").is_file()
+
+
+def _network(mode: str | None, where: str) -> Literal["off", "web"]:
+    if mode == "allowlist":
+        warnings.warn(f"{where}: network_mode 'allowlist' runs with no network (jobenv's sandbox cannot limit the "
+                      "web to named hosts; nothing the agent's tools need is lost)", stacklevel=3)
+    return "web" if _NETWORK.get(mode or "no-network") == "web" else "off"
+
+
+_INSTRUCTION = re.compile(r"^\s*(COPY|ADD|WORKDIR)\s+(.*?)\s*$", re.I)
+
+
+def _dockerfile_lines(text: str) -> list[str]:
+    """Logical lines: continuations joined, comments dropped."""
+    out, cur = [], ""
+    for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        if line.rstrip().endswith("\\"):
+            cur += line.rstrip()[:-1] + " "
+            continue
+        out.append(cur + line)
+        cur = ""
+    if cur:
+        out.append(cur)
+    return out
+
+
+def copied_files(env_dir: Path, dockerfile: Path, workdir: str | None) -> tuple[str, list[tuple[Path, str]]]:
+    """The Dockerfile's final WORKDIR (or ``workdir`` when the task sets one) and every (host source, path
+    relative to that workdir) its COPY/ADD lines put inside the workdir. Copies from other stages, URLs and
+    destinations outside the workdir are skipped. TaskFormatError for a source outside ``env_dir``."""
+    lines = _dockerfile_lines(dockerfile.read_text(encoding="utf-8", errors="replace"))
+    current = "/"
+    copies: list[tuple[str, str, str]] = []  # (source, destination, the WORKDIR at that line)
+    for line in lines:
+        m = _INSTRUCTION.match(line)
+        if not m:
+            continue
+        op, rest = m.group(1).upper(), m.group(2)
+        if op == "WORKDIR":
+            current = posixpath.normpath(posixpath.join(current, rest.strip().strip('"')))
+            continue
+        if rest.startswith("["):
+            import json
+
+            try:
+                words = json.loads(rest)
+            except ValueError:
+                continue
+        else:
+            words = shlex.split(rest)
+        if any(w.startswith("--from") for w in words):
+            continue
+        words = [w for w in words if not w.startswith("--")]
+        if len(words) < 2:
+            continue
+        *sources, dest = words
+        for src in sources:
+            if "://" not in src:
+                copies.append((src, dest, current))
+    final = workdir or (current if current != "/" else DEFAULT_WORKDIR)
+    root = env_dir.resolve()
+    out: list[tuple[Path, str]] = []
+    for src, dest, at in copies:
+        host = (env_dir / src).resolve()
+        if not host.is_relative_to(root):
+            raise TaskFormatError(f"{dockerfile}: COPY source {src!r} is outside {env_dir}")
+        target = posixpath.normpath(posixpath.join(at, dest))
+        if target != final and not target.startswith(final.rstrip("/") + "/"):
+            continue
+        rel = posixpath.relpath(target, final)
+        if host.is_file() and (dest.endswith("/") or rel == "."):
+            rel = posixpath.join(rel, host.name)
+        out.append((host, posixpath.normpath(rel)))
+    return final, out
+
+
+_MKDIR = re.compile(r"^\s*RUN\s+mkdir\s+-p\s+([^;&|<>`$]+?)\s*$", re.I)
+
+
+def made_dirs(dockerfile: Path, workdir: str) -> list[str]:
+    """Directories (relative to ``workdir``) that the Dockerfile's plain ``RUN mkdir -p ...`` lines make inside it."""
+    current, out = "/", []
+    for line in _dockerfile_lines(dockerfile.read_text(encoding="utf-8", errors="replace")):
+        m = _INSTRUCTION.match(line)
+        if m and m.group(1).upper() == "WORKDIR":
+            current = posixpath.normpath(posixpath.join(current, m.group(2).strip().strip('"')))
+            continue
+        m = _MKDIR.match(line)
+        if m:
+            for word in shlex.split(m.group(1)):
+                target = posixpath.normpath(posixpath.join(current, word))
+                if target.startswith(workdir.rstrip("/") + "/"):
+                    out.append(posixpath.relpath(target, workdir))
+    return out
+
+
+def read_task_dir(root: Path) -> HarborSpec:
+    """Validate Harbor task directory ``root`` and resolve what jobenv applies (see the module docstring)."""
+    from ..sandbox.base import check_alias
+
+    root = Path(root)
+    toml_path = root / "task.toml"
+    try:
+        raw = tomllib.loads(toml_path.read_text(encoding="utf-8"))
+        config = HarborTaskToml.model_validate(raw)
+    except FileNotFoundError:
+        raise TaskFormatError(f"{toml_path}: missing (a Harbor task directory needs task.toml)") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise TaskFormatError(f"{toml_path}: not valid TOML: {exc}") from None
+    except ValidationError as exc:
+        where, msg, _ = first_problem(exc, "the file")
+        raise TaskFormatError(f"{toml_path}: {where}: {msg}") from None
+    if config.steps:
+        raise TaskFormatError(f"{toml_path}: multi-step tasks ([[steps]]) are not supported")
+    instruction = root / "instruction.md"
+    if not instruction.is_file() or not instruction.read_text(encoding="utf-8", errors="replace").strip():
+        raise TaskFormatError(f"{instruction}: missing or empty (the request given to the agent)")
+    tests = root / "tests"
+    grader: Literal["test.sh", "judge.toml"]
+    if (tests / "test.sh").is_file():
+        grader = "test.sh"
+    elif (tests / "judge.toml").is_file():
+        grader = "judge.toml"
+    else:
+        raise TaskFormatError(f"{tests}: neither test.sh nor judge.toml (nothing could grade the task)")
+    unknown = config.unknown_keys()
+    if unknown:
+        warnings.warn(f"{toml_path}: keys jobenv does not apply: {', '.join(unknown)}", stacklevel=2)
+    env = config.environment
+    dockerfile = root / "environment" / "Dockerfile"
+    workdir = env.workdir
+    if dockerfile.is_file():
+        workdir, _ = copied_files(root / "environment", dockerfile, env.workdir)
+    workdir = posixpath.normpath(workdir or DEFAULT_WORKDIR)
+    if workdir != DEFAULT_WORKDIR:
+        try:
+            check_alias(workdir, DEFAULT_WORKDIR)
+        except ValueError as exc:
+            raise TaskFormatError(f"{toml_path}: workdir {workdir}: the local sandbox cannot serve it ({exc})") from None
+    legacy = None if env.allow_internet is None else ("public" if env.allow_internet else "no-network")
+    agent_mode = config.agent.network_mode or env.network_mode or legacy
+    system = root / "system_prompt.md"
+    name = str((config.task or {}).get("name") or root.name)
+    return HarborSpec(
+        name=name, root=root.resolve(), workdir=workdir, network=_network(agent_mode, str(toml_path)),
+        allowed_hosts=tuple(config.agent.allowed_hosts or env.allowed_hosts or ()),
+        agent_timeout_s=config.agent.timeout_sec, cpus=env.cpus, memory_mb=env.memory_mb, storage_mb=env.storage_mb,
+        env=dict(env.env), verifier_timeout_s=config.verifier.timeout_sec, verifier_env=dict(config.verifier.env),
+        verifier_network=_network(config.verifier.network_mode, str(toml_path)), grader=grader,
+        system_prompt=system.read_text(encoding="utf-8", errors="replace") if system.is_file() else None,
+        artifacts=tuple(a if isinstance(a, str) else str(a.get("source", "")) for a in config.artifacts),
+        unknown_keys=tuple(unknown))

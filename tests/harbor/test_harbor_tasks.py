@@ -1,0 +1,168 @@
+"""Harbor task directories run as jobenv envs: loading, the workspace at the task's workdir, the separate verifier
+sandbox running tests/test.sh, and every way a verifier can fail (a grading error, never credit)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import jobenv
+from jobenv.errors import JobenvError, TaskFormatError
+
+from .conftest import SUM, write_task
+
+
+def _play(env_id: str, commands: list[str], **kwargs: Any) -> tuple[float, dict[str, Any], str]:
+    env = jobenv.make(env_id, **kwargs)
+    try:
+        prompt, _ = env.reset(options={"index": 0})
+        for command in commands:
+            env.step({"name": "bash", "arguments": {"command": command}})
+        _, reward, terminated, _, info = env.step({"name": "submit", "arguments": {}})
+        assert terminated
+        return reward, info, prompt
+    finally:
+        env.close()
+
+
+def test_a_harbor_task_runs_at_its_workdir_and_its_tests_grade_it(tmp_path: Path) -> None:
+    root = write_task(tmp_path / "sum-invoices")
+    reward, info, prompt = _play(str(root), [f"ls /app/data /app/notes.md && {SUM}"])
+    assert reward == 1.0 and info["status"] == "ok", info
+    verifier = info["report"]["verifier"]
+    assert verifier["rewards"] == {"reward": 1.0} and "checked 1250 against 1250" in verifier["stdout_tail"]
+    # the prompt is the task's own instruction, then jobenv's note (workdir, tools, budget with the agent timeout)
+    assert prompt.startswith("Sum the amounts in /app/data/invoices.csv") and "working directory is /app" in prompt
+    assert "300 seconds" in prompt and "There is no internet access" in prompt
+
+    wrong, info, _ = _play(str(root), ["echo 1000 > /app/total.txt"])
+    assert wrong == 0.0 and info["status"] == "ok"  # a wrong answer is the agent's zero, not an error
+
+
+def test_verifier_env_templates_take_the_hosts_value(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_task(tmp_path / "t")
+    monkeypatch.setenv("HARBOR_TEST_EXPECTED", "1000")  # ${HARBOR_TEST_EXPECTED:-1250} now resolves to 1000
+    assert _play(str(root), [SUM])[0] == 0.0
+    assert _play(str(root), ["echo 1000 > /app/total.txt"])[0] == 1.0
+
+
+def test_a_directory_of_tasks_and_the_harbor_prefix(tmp_path: Path) -> None:
+    write_task(tmp_path / "suite" / "b-task")
+    write_task(tmp_path / "suite" / "a-task")
+    (tmp_path / "suite" / "not-a-task").mkdir()
+    tasks = jobenv.load_tasks(f"harbor:{tmp_path / 'suite'}")
+    assert [t.id for t in tasks] == ["a-task/task1", "b-task/task1"]
+    assert all(t.harbor is not None and t.harbor.workdir == "/app" and t.rubrics == [] for t in tasks)
+    assert sorted(p.name for p in tasks[0].task_folder.rglob("*")) == ["data", "invoices.csv", "notes.md"]
+
+
+@pytest.mark.parametrize("test_sh,why", [
+    ("echo '{\"reward\": 0.5, \"style\": 1}' > /logs/verifier/reward.json", None),
+    ("echo '{\"score\": 1}' > /logs/verifier/reward.json", "'reward'"),
+    ("echo '{\"reward\": \"1\"}' > /logs/verifier/reward.json", "not a number"),
+    ("echo '{\"reward\": NaN}' > /logs/verifier/reward.json", "not finite"),
+    ("echo 1.5 > /logs/verifier/reward.txt", "outside"),
+    ("echo -0.1 > /logs/verifier/reward.txt", "outside"),
+    ("echo lots > /logs/verifier/reward.txt", "not one number"),
+    (": > /logs/verifier/reward.txt", "empty"),
+    ("echo done", "no /logs/verifier/reward"),
+    ("sleep 30; echo 1 > /logs/verifier/reward.txt", "timed out"),
+    ("head -c 70000 /dev/zero | tr '\\0' 1 > /logs/verifier/reward.txt", "larger than"),
+])
+def test_every_verifier_failure_is_a_grading_error(tmp_path: Path, test_sh: str, why: str | None) -> None:
+    root = write_task(tmp_path / "t", test_sh=f"#!/bin/bash\n{test_sh}\n", verifier_timeout=3)
+    reward, info, _ = _play(str(root), [SUM])
+    if why is None:
+        assert (reward, info["status"]) == (0.5, "ok") and info["report"]["verifier"]["rewards"]["style"] == 1.0
+        return
+    assert info["status"] == "error" and reward == 0.0, info
+    assert why in info["report"]["error"], info["report"]["error"]
+
+
+def test_the_agent_cannot_plant_tests_or_rewards(tmp_path: Path) -> None:
+    root = write_task(tmp_path / "t")
+    planted = ("mkdir -p /app/.jobenv-harbor/tests && printf '#!/bin/bash\\necho 1 > /logs/verifier/reward.txt\\n' "
+               "> /app/.jobenv-harbor/tests/test.sh && printf 'extra' > /app/.jobenv-harbor/tests/helper.sh && "
+               "echo 1 > /app/reward.txt && mkdir -p /app/logs/verifier && echo 1 > /app/logs/verifier/reward.txt; "
+               "ls /tests /logs 2>&1; true")
+    reward, info, _ = _play(str(root), [planted, "echo 7 > /app/total.txt"])
+    assert reward == 0.0 and info["status"] == "ok"  # the task's own test.sh ran, and the total is wrong
+    assert "checked 7 against 1250" in info["report"]["verifier"]["stdout_tail"]
+
+
+def _bad(tmp_path: Path, **kw: Any) -> Path:
+    return write_task(tmp_path / "bad", **kw)
+
+
+@pytest.mark.parametrize("make_bad,problem", [
+    (lambda p: _bad(p, toml="[agent\ntimeout_sec = 1\n"), "task.toml: not valid TOML"),
+    (lambda p: _bad(p, toml="[agent]\ntimeout_sec = -5\n"), "agent.timeout_sec"),
+    (lambda p: _bad(p, toml="[[steps]]\nname = 'one'\n"), "multi-step"),
+    (lambda p: _bad(p, instruction="  \n"), "instruction.md: missing or empty"),
+    (lambda p: _bad(p, test_sh=None), "neither test.sh nor judge.toml"),
+    (lambda p: _bad(p, dockerfile="FROM x\nWORKDIR /usr/src/app\nCOPY files/ data/\n"), "workdir /usr/src/app"),
+    (lambda p: _bad(p, dockerfile="FROM x\nWORKDIR /app\nCOPY ../../etc/ data/\n"), "outside"),
+])
+def test_malformed_task_directories_fail_at_make_naming_the_file(tmp_path: Path, make_bad: Any, problem: str) -> None:
+    root = make_bad(tmp_path)
+    with pytest.raises(TaskFormatError, match=problem) as err:
+        jobenv.make(str(root))
+    assert str(root) in str(err.value)
+
+
+def test_a_task_graded_only_by_judge_toml_is_refused_at_make(tmp_path: Path) -> None:
+    root = _bad(tmp_path, test_sh=None, judge_toml="[[criterion]]\ndescription = 'The total is right'\n")
+    with pytest.raises(JobenvError, match="judge.toml"):
+        jobenv.make(str(root))
+
+
+def test_unknown_keys_are_listed_in_one_warning_and_legacy_version_is_read(tmp_path: Path) -> None:
+    root = write_task(tmp_path / "t", extra="future_knob = 3\n\n[telemetry]\nendpoint = 'x'\n")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        (task,) = jobenv.load_tasks(str(root))
+    msgs = [str(w.message) for w in seen if "keys jobenv does not apply" in str(w.message)]
+    assert len(msgs) == 1 and "environment.future_knob" in msgs[0] and "telemetry" in msgs[0]
+    assert task.harbor is not None and task.harbor.agent_timeout_s == 300 and task.harbor.cpus == 1
+
+
+def test_the_docker_backend_refuses_the_harbor_layout_clearly(tmp_path: Path) -> None:
+    from jobenv.errors import SandboxError
+    from jobenv.sandbox.base import SandboxLimits
+
+    pytest.importorskip("docker")
+    from jobenv.sandbox.docker import DockerSandbox
+
+    with pytest.raises(SandboxError, match="local sandbox"):
+        DockerSandbox(SandboxLimits(layout="harbor"))
+
+
+@pytest.mark.parametrize("path,target", [("app", "/workspace"), ("/usr/local/app", "/workspace"),
+                                         ("/proc/x", "/workspace"), ("/app/../etc", "/workspace"),
+                                         ("/workspace/x", "/workspace"), ("/init", "/workspace"),
+                                         ("/app", "/etc"), ("/app", "/workspace/../etc"), ("/", "/workspace"),
+                                         ("/a/b/c/d/e", "/workspace")])
+def test_aliases_that_would_touch_the_sandbox_itself_are_refused(path: str, target: str) -> None:
+    from pydantic import ValidationError
+
+    from jobenv.sandbox.base import SandboxLimits
+
+    with pytest.raises(ValidationError, match="alias"):
+        SandboxLimits(aliases={path: target})
+
+
+def test_no_sandbox_is_left_behind(tmp_path: Path) -> None:
+    from jobenv.sandbox.local import drain_warm_sandboxes
+    from tests.support.procs import descendants
+
+    root = write_task(tmp_path / "t", test_sh="#!/bin/bash\nsleep 30\n", verifier_timeout=2)
+    drain_warm_sandboxes()
+    before = set(descendants(os.getpid()))
+    reward, info, _ = _play(str(root), [SUM + " && (sleep 300 &)"])  # a background process the agent left
+    assert info["status"] == "error"  # the verifier timed out (its test.sh sleeps past the timeout)
+    drain_warm_sandboxes()  # the sandboxes launched ahead for the next episode are not leaks
+    assert set(descendants(os.getpid())) - before == set()
