@@ -1,4 +1,5 @@
-"""The Harbor verifier as a jobenv judge: a task's ``tests/test.sh`` run over the agent's workspace.
+"""The Harbor verifier as a jobenv judge: a task's ``tests/test.sh`` run over the agent's workspace (a task graded
+only by ``tests/judge.toml`` goes to :mod:`jobenv.harbor.rubric_judge`).
 
 After submit the episode exports the agent's workspace (the Harbor layout grades all of it). :class:`HarborVerifier`
 starts a *separate* sandbox holding that copy at the task's workdir, ``tests/`` at ``/tests`` and an empty
@@ -109,14 +110,30 @@ class HarborVerifier(Judge):
         self.sandbox_options = sandbox_options
         self._native_spec = judge
         self._native: Any = None
+        self._llm_judge: Any = None
 
     def unable(self, task: Any) -> str | None:
         spec = getattr(task, "harbor", None)
         if spec is None:
-            return "it is not a Harbor task (the harbor verifier runs a task directory's tests/test.sh)"
-        if spec.grader != "test.sh":
-            return "its tests/ hold only judge.toml, which this version does not run (it runs tests/test.sh)"
+            return "it is not a Harbor task (the harbor verifier runs a task directory's tests/)"
+        if spec.grader == "judge.toml":
+            from .rubric_judge import unable_reason
+
+            why = unable_reason(spec)
+            if why is not None:
+                return why
+            try:
+                self._llm()
+            except Exception as exc:  # noqa: BLE001 - a judge that cannot be built is the reason, said at make
+                return f"its judge.toml needs jobenv's LLM judge: {exc}"
         return None
+
+    def _llm(self) -> Any:
+        if self._llm_judge is None:
+            from ..judge import make_judge
+
+            self._llm_judge = make_judge("llm")
+        return self._llm_judge
 
     def _limits(self, spec: Any) -> Any:
         from ..sandbox.base import WORKSPACE, SandboxLimits
@@ -146,6 +163,10 @@ class HarborVerifier(Judge):
 
         if is_jobenv_export(spec.tests_dir):
             return await self._grade_export(task, Path(output_dir))
+        if spec.grader == "judge.toml":
+            from .rubric_judge import grade_with_judge_toml
+
+            return await grade_with_judge_toml(task, Path(output_dir), self._llm())
         try:
             env = resolve_env(spec.verifier_env)
             limits = self._limits(spec)

@@ -1,0 +1,98 @@
+"""Harbor tasks graded by ``tests/judge.toml`` alone: its criteria judged by jobenv's LLM judge over the files the
+``[judge]`` table names, then valued and aggregated as the format says (:mod:`jobenv.harbor.judge_toml`).
+
+Each criterion is asked as a rubric of its own (one request per criterion, the official judge's format: the
+criterion must hold in the deliverables, which stay data); a passed criterion is worth 1, ``negate`` turns that
+around, and the ``[scoring]`` aggregation gives the reward. The files are ``[judge] files`` (absolute paths in the
+task's workdir, or relative to it), else the whole workspace.
+
+What this version does not run: criteria other than ``binary`` (likert, numeric, rubric), and agent judges
+(``judge = "claude-code" | "codex" | "fx" | "jev"``): :func:`unable_reason` says so, so ``make`` refuses the task.
+Failure behaviour: a judge outage or an unusable reply is a report with ``status="error"`` (droppable), never
+credit; a named file that is missing is simply not there for the judge.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ..judge.report import GradeReport
+from .judge_toml import JudgeToml, aggregate, load_judge_toml
+
+__all__ = ["unable_reason", "grade_with_judge_toml", "AGENT_JUDGES"]
+
+#: harbor-rewardkit's judges that are agents, not a model name
+AGENT_JUDGES = frozenset({"claude-code", "codex", "fx", "jev"})
+
+
+def unable_reason(spec: Any) -> str | None:
+    """Why ``spec``'s judge.toml cannot be graded by this version (None when it can)."""
+    try:
+        config = load_judge_toml(spec.tests_dir / "judge.toml")
+    except Exception as exc:  # noqa: BLE001 - a malformed file is a reason, reported at make
+        return str(exc)
+    if config.judge.judge in AGENT_JUDGES:
+        return f"its judge.toml asks for the agent judge {config.judge.judge!r}, which this version does not run"
+    kinds = sorted({c.type for c in config.criterion} - {"binary"})
+    if kinds:
+        return f"its judge.toml has {', '.join(kinds)} criteria; this version grades binary criteria only"
+    return None
+
+
+def _select(workspace: Path, config: JudgeToml, workdir: str, dest: Path) -> None:
+    """Copy what ``[judge] files`` names (else everything) from the exported workspace into ``dest``."""
+    if not config.judge.files:
+        shutil.copytree(workspace, dest, dirs_exist_ok=True)
+        return
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in config.judge.files:
+        rel = name[len(workdir.rstrip("/")) + 1:] if name.startswith(workdir.rstrip("/") + "/") else name.lstrip("/")
+        src = (workspace / rel).resolve()
+        if not src.is_relative_to(workspace.resolve()) or not src.exists():
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(src, target, dirs_exist_ok=True)
+        else:
+            shutil.copyfile(src, target)
+
+
+async def grade_with_judge_toml(task: Any, workspace: Path, llm: Any) -> GradeReport:
+    """Grade ``task`` (a Harbor task graded by judge.toml) over its exported ``workspace`` with ``llm``."""
+    from ..sandbox.base import REJECTED_MANIFEST
+    from ..tasks import Rubric, Task
+
+    t0 = time.perf_counter()
+    spec = task.harbor
+    config = load_judge_toml(spec.tests_dir / "judge.toml")
+    rubric_task = Task(split="harbor", occupation=task.occupation, number=task.number,
+                       instructions=task.instructions, task_folder=task.task_folder, root=task.root,
+                       rubrics=[Rubric(text=c.description, weight=1.0, criteria=[c.description])
+                                for c in config.criterion])
+    (workspace / REJECTED_MANIFEST).unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory(prefix="jobenv-judge-toml-") as tmp:
+        files = Path(tmp) / "deliverables"
+        _select(workspace, config, spec.workdir, files)
+        report = await llm.grade(rubric_task, files)
+    if report.status != "ok":
+        return report.model_copy(update={"task_id": task.uid})
+    values = []
+    for spec_c, rubric in zip(config.criterion, report.rubrics):
+        value = 1.0 if rubric.passed else 0.0
+        values.append(1.0 - value if spec_c.negate else value)
+    reward = aggregate(values, [c.weight for c in config.criterion], [c.optional for c in config.criterion],
+                       config.scoring.aggregation, config.scoring.threshold)
+    met = sum(v >= 1.0 for v in values)
+    return report.model_copy(update={
+        "task_id": task.uid, "normalized_score": reward, "official_normalized_score": reward, "total_score": reward,
+        "official_total_score": reward, "judge_score": reward, "max_score": 1.0, "criteria_passed": met,
+        "criteria_total": len(values), "strict_pass": met == len(values),
+        "pass_at_95": met >= 0.95 * len(values), "pass_at_90": met >= 0.90 * len(values),
+        "pass_n_minus_1": met >= len(values) - 1, "latency_s": round(time.perf_counter() - t0, 4),
+        "verifier": {"judge_toml": {"values": values, "aggregation": config.scoring.aggregation,
+                                    "names": [c.name for c in config.criterion]}}})
