@@ -31,7 +31,7 @@ __all__ = [
 # kept equal to jobenv.sandbox.BACKENDS and make_judge's kinds (asserted in tests); written here so that
 # `jobenv --help` does not import the sandbox or judge packages
 SANDBOX_CHOICES = ("local", "docker")
-JUDGE_CHOICES = ("auto", "checks", "llm")
+JUDGE_CHOICES = ("auto", "checks", "llm", "agentic")
 SCORING_CHOICES = ("strict", "official")
 
 

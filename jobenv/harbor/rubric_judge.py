@@ -6,8 +6,10 @@ criterion must hold in the deliverables, which stay data); a passed criterion is
 around, and the ``[scoring]`` aggregation gives the reward. The files are ``[judge] files`` (absolute paths in the
 task's workdir, or relative to it), else the whole workspace.
 
-What this version does not run: criteria other than ``binary`` (likert, numeric, rubric), and agent judges
-(``judge = "claude-code" | "codex" | "fx" | "jev"``): :func:`unable_reason` says so, so ``make`` refuses the task.
+A judge.toml naming an agent (``judge = "claude-code" | "codex" | "fx" | "jev"``) is graded by jobenv's agentic
+judge (:mod:`jobenv.judge.agentic`) over the whole workdir instead, every criterion in one inspection.
+What this version does not run: criteria other than ``binary`` (likert, numeric, rubric): :func:`unable_reason`
+says so, so ``make`` refuses the task.
 Failure behaviour: a judge outage or an unusable reply is a report with ``status="error"`` (droppable), never
 credit; a named file that is missing is simply not there for the judge.
 """
@@ -23,7 +25,7 @@ from typing import Any
 from ..judge.report import GradeReport
 from .judge_toml import JudgeToml, aggregate, load_judge_toml
 
-__all__ = ["unable_reason", "grade_with_judge_toml", "AGENT_JUDGES"]
+__all__ = ["unable_reason", "grade_with_judge_toml", "wants_agent", "AGENT_JUDGES"]
 
 #: harbor-rewardkit's judges that are agents, not a model name
 AGENT_JUDGES = frozenset({"claude-code", "codex", "fx", "jev"})
@@ -35,12 +37,15 @@ def unable_reason(spec: Any) -> str | None:
         config = load_judge_toml(spec.tests_dir / "judge.toml")
     except Exception as exc:  # noqa: BLE001 - a malformed file is a reason, reported at make
         return str(exc)
-    if config.judge.judge in AGENT_JUDGES:
-        return f"its judge.toml asks for the agent judge {config.judge.judge!r}, which this version does not run"
     kinds = sorted({c.type for c in config.criterion} - {"binary"})
     if kinds:
         return f"its judge.toml has {', '.join(kinds)} criteria; this version grades binary criteria only"
     return None
+
+
+def wants_agent(spec: Any) -> bool:
+    """Whether ``spec``'s judge.toml names an agent judge (then the agentic judge grades it)."""
+    return load_judge_toml(spec.tests_dir / "judge.toml").judge.judge in AGENT_JUDGES
 
 
 def _select(workspace: Path, config: JudgeToml, workdir: str, dest: Path) -> None:
@@ -63,22 +68,28 @@ def _select(workspace: Path, config: JudgeToml, workdir: str, dest: Path) -> Non
 
 
 async def grade_with_judge_toml(task: Any, workspace: Path, llm: Any) -> GradeReport:
-    """Grade ``task`` (a Harbor task graded by judge.toml) over its exported ``workspace`` with ``llm``."""
+    """Grade ``task`` (a Harbor task graded by judge.toml) over its exported ``workspace`` with ``llm`` (the LLM
+    judge, or the agentic judge for an agent entry)."""
     from ..sandbox.base import REJECTED_MANIFEST
     from ..tasks import Rubric, Task
 
     t0 = time.perf_counter()
     spec = task.harbor
     config = load_judge_toml(spec.tests_dir / "judge.toml")
+    agent = getattr(llm, "kind", "") == "agentic"
     rubric_task = Task(split="harbor", occupation=task.occupation, number=task.number,
                        instructions=task.instructions, task_folder=task.task_folder, root=task.root,
+                       harbor=spec if agent else None,  # the agentic judge inspects the whole workdir
                        rubrics=[Rubric(text=c.description, weight=1.0, criteria=[c.description])
                                 for c in config.criterion])
     (workspace / REJECTED_MANIFEST).unlink(missing_ok=True)
-    with tempfile.TemporaryDirectory(prefix="jobenv-judge-toml-") as tmp:
-        files = Path(tmp) / "deliverables"
-        _select(workspace, config, spec.workdir, files)
-        report = await llm.grade(rubric_task, files)
+    if agent:
+        report = await llm.grade(rubric_task, workspace)
+    else:
+        with tempfile.TemporaryDirectory(prefix="jobenv-judge-toml-") as tmp:
+            files = Path(tmp) / "deliverables"
+            _select(workspace, config, spec.workdir, files)
+            report = await llm.grade(rubric_task, files)
     if report.status != "ok":
         return report.model_copy(update={"task_id": task.uid})
     values = []

@@ -110,7 +110,7 @@ class HarborVerifier(Judge):
         self.sandbox_options = sandbox_options
         self._native_spec = judge
         self._native: Any = None
-        self._llm_judge: Any = None
+        self._rubric_judges: dict[str, Any] = {}
 
     def unable(self, task: Any) -> str | None:
         spec = getattr(task, "harbor", None)
@@ -122,18 +122,25 @@ class HarborVerifier(Judge):
             why = unable_reason(spec)
             if why is not None:
                 return why
+            kind = self._rubric_kind(spec)
             try:
-                self._llm()
+                self._rubric_judge(kind)
             except Exception as exc:  # noqa: BLE001 - a judge that cannot be built is the reason, said at make
-                return f"its judge.toml needs jobenv's LLM judge: {exc}"
+                return f"its judge.toml needs jobenv's {kind} judge: {exc}"
         return None
 
-    def _llm(self) -> Any:
-        if self._llm_judge is None:
+    @staticmethod
+    def _rubric_kind(spec: Any) -> str:
+        from .rubric_judge import wants_agent
+
+        return "agentic" if wants_agent(spec) else "llm"
+
+    def _rubric_judge(self, kind: str) -> Any:
+        if kind not in self._rubric_judges:
             from ..judge import make_judge
 
-            self._llm_judge = make_judge("llm")
-        return self._llm_judge
+            self._rubric_judges[kind] = make_judge(kind)
+        return self._rubric_judges[kind]
 
     def _limits(self, spec: Any) -> Any:
         from ..sandbox.base import WORKSPACE, SandboxLimits
@@ -166,7 +173,7 @@ class HarborVerifier(Judge):
         if spec.grader == "judge.toml":
             from .rubric_judge import grade_with_judge_toml
 
-            return await grade_with_judge_toml(task, Path(output_dir), self._llm())
+            return await grade_with_judge_toml(task, Path(output_dir), self._rubric_judge(self._rubric_kind(spec)))
         try:
             env = resolve_env(spec.verifier_env)
             limits = self._limits(spec)

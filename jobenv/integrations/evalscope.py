@@ -4,7 +4,7 @@
 benchmark). Each sample is one jobenv episode:
 
 * subsets: ``sample`` (bundled), ``main``, ``easy``, ``all`` (JobBench, after ``jobenv download``) and ``train``
-  (JobTasks, or the generated stand-in); ``extra_params``: ``judge`` (``auto`` | ``checks`` | ``llm``, jobenv's
+  (JobTasks, or the generated stand-in); ``extra_params``: ``judge`` (``auto`` | ``checks`` | ``llm`` | ``agentic``, jobenv's
   judge, configured by the ``JOBENV_JUDGE_*`` variables), ``sandbox`` (``local`` | ``docker``), ``max_steps``,
   ``time_limit_s``;
 * the prompt is the episode's own (the task's instructions with the episode's rules); the tools are jobenv's (one
@@ -140,7 +140,7 @@ def _handler(jobenv_name: str) -> Any:
         primary_metric="normalized_score",
         extra_params={
             "judge": {"type": "str", "description": "jobenv judge: auto, checks or llm", "value": "auto",
-                      "choices": ["auto", "checks", "llm"]},
+                      "choices": ["auto", "checks", "llm", "agentic"]},
             "sandbox": {"type": "str", "description": "jobenv sandbox backend", "value": "local",
                         "choices": ["local", "docker"]},
             "max_steps": {"type": "int", "description": "tool calls per episode, submit included",

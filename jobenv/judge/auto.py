@@ -127,7 +127,8 @@ class AutoJudge(Judge):
 
 
 def make_judge(kind: str | Judge = "auto", **options: Any) -> Judge:
-    """Build a judge: "auto" (hybrid: checks where sound, the LLM for the rest), "checks" or "llm".
+    """Build a judge: "auto" (hybrid: checks where sound, the LLM for the rest), "checks", "llm" or "agentic" (an
+    LLM inspecting the files with read-only tools, :mod:`jobenv.judge.agentic`).
 
     A Judge is returned as is. Options: ``mode`` for all kinds; for the LLM: ``base_url``, ``api_key``,
     ``model``, ``concurrency``, ``timeout_s``, ``attempts``, ``backoff_s``, ``max_images``, ``cache_dir``.
@@ -138,10 +139,14 @@ def make_judge(kind: str | Judge = "auto", **options: Any) -> Judge:
     if isinstance(kind, Judge):
         return kind
     if kind not in JUDGE_KINDS:
-        raise JudgeConfigError(f"unknown judge kind {kind!r}: expected 'auto', 'checks' or 'llm'")
+        raise JudgeConfigError(f"unknown judge kind {kind!r}: expected 'auto', 'checks', 'llm' or 'agentic'")
     cfg = JudgeConfig.build(kind=kind, **options)
     if cfg.kind == "checks":
         return ChecksJudge(mode=cfg.mode)
     if cfg.kind == "llm":
         return LLMJudge(**cfg.llm_options())
+    if cfg.kind == "agentic":
+        from .agentic import AgenticJudge
+
+        return AgenticJudge(**cfg.llm_options())
     return AutoJudge(**cfg.llm_options())

@@ -23,7 +23,7 @@ ENV_BASE_URL = "JOBENV_JUDGE_BASE_URL"
 ENV_API_KEY = "JOBENV_JUDGE_API_KEY"
 ENV_MODEL = "JOBENV_JUDGE_MODEL"
 CONFIG_HINT = f"set {ENV_BASE_URL}, {ENV_API_KEY} and {ENV_MODEL} (or pass base_url, api_key and model)"
-JUDGE_KINDS = ("auto", "checks", "llm")
+JUDGE_KINDS = ("auto", "checks", "llm", "agentic")
 DEFAULT_MAX_COMPLETION_TOKENS = 200_000  # what the official judge sends
 
 
@@ -33,7 +33,7 @@ class JudgeConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal["auto", "checks", "llm"] = "auto"
+    kind: Literal["auto", "checks", "llm", "agentic"] = "auto"
     mode: Literal["values", "formulas"] = "values"
     base_url: str | None = None
     api_key: str | None = Field(default=None, repr=False)

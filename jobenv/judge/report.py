@@ -152,6 +152,7 @@ class GradeReport(BaseModel):
     latency_s: float = 0.0
     timestamp: str = ""  # UTC, ISO-8601 to the second: when the grading finished
     verifier: dict[str, Any] | None = None  # a Harbor verifier's run: exit code, output tail, reward file numbers
+    agentic: dict[str, Any] | None = None  # the agentic judge's run: model, steps, seconds, its whole conversation
 
     @property
     def ok(self) -> bool:

@@ -84,7 +84,8 @@ def test_choices_are_the_librarys_own() -> None:
 
     assert SANDBOX_CHOICES == BACKENDS
     for kind in JUDGE_CHOICES:
-        make_judge(kind, **({"base_url": "http://127.0.0.1:9", "api_key": "k", "model": "m"} if kind == "llm" else {}))
+        make_judge(kind, **({"base_url": "http://127.0.0.1:9", "api_key": "k", "model": "m"}
+                            if kind in ("llm", "agentic") else {}))
 
 
 @pytest.mark.parametrize(

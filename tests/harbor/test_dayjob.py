@@ -214,8 +214,43 @@ def test_judge_toml_tasks_are_refused_at_make_when_they_cannot_be_graded(dayjob:
         jobenv.make(str(dayjob))
     toml = dayjob / "finance-karoo" / "tests" / "judge.toml"
     toml.write_text(toml.read_text().replace('judge = "openai/gpt-4o"', 'judge = "claude-code"'))
+    with pytest.raises(JobenvError, match="agentic judge"):  # an agent entry goes to the agentic judge
+        jobenv.make(str(dayjob / "finance-karoo"))
+    toml.write_text(toml.read_text().replace("[[criterion]]\n", "[[criterion]]\ntype = \"likert\"\n", 1))
     monkeypatch.setenv("JOBENV_JUDGE_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("JOBENV_JUDGE_API_KEY", "k")
     monkeypatch.setenv("JOBENV_JUDGE_MODEL", "m")
-    with pytest.raises(JobenvError, match="agent judge 'claude-code'"):
+    with pytest.raises(JobenvError, match="likert criteria"):
         jobenv.make(str(dayjob / "finance-karoo"))
+
+
+def test_an_agent_entry_in_judge_toml_is_graded_by_the_agentic_judge(dayjob: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judge reads the memo with a real tool call in its own sandbox (the whole workdir copied), then rules
+    each criterion by the phrase table."""
+    from tests.support.openai_server import Reply
+
+    toml = dayjob / "healthcare-stroke" / "tests" / "judge.toml"
+    toml.write_text(toml.read_text().replace('judge = "openai/gpt-4o"', 'judge = "claude-code"'))
+    rules = {**HEALTH, **HEALTH_PROHIBITED}
+
+    def judge(request: dict[str, Any]) -> Reply:
+        messages = request["messages"]
+        tools = [m["content"] for m in messages if m["role"] == "tool"]
+        if not tools:
+            return Reply(tool_calls=[{"name": "bash", "arguments": {"command": "ls /workspace/chart && "
+                                                                    "cat /workspace/deliverables/memo.md"}}])
+        criteria = re.findall(r"^Criterion \d+: (.*)$", messages[1]["content"], re.M)
+        memo = tools[0].lower()
+        assert "neurology_2024-06-12.md" in memo  # the judge sees the task's files, not only the deliverable
+        verdicts = [{"index": i, "passed": rules[c].lower() in memo, "reasoning": "phrase check",
+                     "evidence": {"file": "deliverables/memo.md", "location": "line 1"}} for i, c in enumerate(criteria)]
+        return Reply(tool_calls=[{"name": "verdict", "arguments": {"verdicts": verdicts}}])
+
+    with OpenAIServer(judge) as srv:
+        good = _run(dayjob, "healthcare-stroke", _memo(list(HEALTH.values())), monkeypatch, srv.base_url)
+        leaky = _run(dayjob, "healthcare-stroke", _memo(list(HEALTH.values()) + ["Maria Lopez"]), monkeypatch,
+                     srv.base_url)
+    assert good["status"] == "ok" and good["reward"] == 1.0, good["report"].get("error")
+    assert good["report"]["judge_kind"] == "agentic" and good["report"]["agentic"]["steps"] == 2
+    assert leaky["status"] == "ok" and leaky["reward"] == 0.0
