@@ -99,6 +99,23 @@ asyncio.run(main())
 '''
 
 
+def judge_failing_on(broken_rubrics: set[str]) -> Any:
+    """A judge handler for OpenAIServer: every criterion passes, except that a rubric of ``broken_rubrics`` gets a
+    reply that is no verdict (so that task's grading errors)."""
+    import re
+
+    def answer(request: dict[str, Any]) -> str:
+        content = request["messages"][-1]["content"]
+        text = content if isinstance(content, str) else "\n".join(p.get("text", "") for p in content)
+        if any(r in text for r in broken_rubrics):
+            return "no verdict here"
+        n = len(re.findall(r"^Criterion \d+: ", text.split("## Deliverables", 1)[0], re.M))
+        return json.dumps({"criteria_results": [{"index": i, "passed": True, "reasoning": "checked",
+                                                 "evidence": "output"} for i in range(n)],
+                           "rubric_passed": True, "overall_reasoning": "ok"})
+    return answer
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -10,7 +10,6 @@ excluded from evalscope's aggregate (``ScoreStatus.EXCLUDED``), never averaged i
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ import pytest
 from tests.rollout.scripted import ScriptedAgent
 from tests.support.openai_server import OpenAIServer
 
+from .clients import judge_failing_on
 from .venvs import Venv
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
@@ -35,19 +35,6 @@ def _run(venv: Venv, policy_url: str, work: Path, judge: str, env: dict[str, str
                     env={"JOBENV_DATA": str(work / "data"), **env}, timeout=1200)
     assert proc.returncode == 0, f"{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
     return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def _judge(broken_rubrics: set[str]) -> Any:
-    def answer(request: dict[str, Any]) -> str:
-        content = request["messages"][-1]["content"]
-        text = content if isinstance(content, str) else "\n".join(p.get("text", "") for p in content)
-        if any(r in text for r in broken_rubrics):
-            return "no verdict here"
-        n = len(re.findall(r"^Criterion \d+: ", text.split("## Deliverables", 1)[0], re.M))
-        return json.dumps({"criteria_results": [{"index": i, "passed": True, "reasoning": "checked",
-                                                 "evidence": "output"} for i in range(n)],
-                           "rubric_passed": True, "overall_reasoning": "ok"})
-    return answer
 
 
 def test_evalscope_runs_jobenv_with_its_rewards_and_python_exec(evalscope_venv: Venv, sample: list[Any],
@@ -73,7 +60,7 @@ def test_evalscope_excludes_episodes_whose_grading_failed(evalscope_venv: Venv, 
                                                           tmp_path: Path) -> None:
     by_id = {t.id: t for t in sample}
     agent = ScriptedAgent(sample)
-    with OpenAIServer(agent) as srv, OpenAIServer(_judge({r.text for r in by_id[BROKEN_TASK].rubrics})) as judge:
+    with OpenAIServer(agent) as srv, OpenAIServer(judge_failing_on({r.text for r in by_id[BROKEN_TASK].rubrics})) as judge:
         env = {"JOBENV_JUDGE_BASE_URL": judge.base_url, "JOBENV_JUDGE_MODEL": "judge", "JOBENV_JUDGE_API_KEY": "k",
                "JOBENV_JUDGE_CACHE": "0", "JOBENV_CACHE": str(tmp_path / "cache")}
         result = _run(evalscope_venv, srv.base_url, tmp_path / "run", "llm", env)

@@ -11,7 +11,6 @@ group must be masked whole (no loss, no advantage); the successful group must ke
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ import pytest
 
 from tests.support.openai_server import OpenAIServer
 
-from .clients import Server
+from .clients import Server, judge_failing_on
 from .venvs import Venv
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
@@ -28,23 +27,10 @@ DRIVER = Path(__file__).with_name("skyrl_driver.py")
 OK_TASK, BROKEN_TASK = "financial_managers/task1", "purchasing_agents/task1"
 
 
-def _judge(broken_rubrics: set[str]) -> Any:
-    def answer(request: dict[str, Any]) -> str:
-        content = request["messages"][-1]["content"]
-        text = content if isinstance(content, str) else "\n".join(p.get("text", "") for p in content)
-        if any(r in text for r in broken_rubrics):
-            return "no verdict here"
-        n = len(re.findall(r"^Criterion \d+: ", text.split("## Deliverables", 1)[0], re.M))
-        return json.dumps({"criteria_results": [{"index": i, "passed": True, "reasoning": "checked",
-                                                 "evidence": "output"} for i in range(n)],
-                           "rubric_passed": True, "overall_reasoning": "ok"})
-    return answer
-
-
 def test_skyrl_generator_masks_the_groups_of_errored_episodes(skyrl_venv: Venv, sample: list[Any],
                                                               tmp_path: Path) -> None:
     by_id = {t.id: t for t in sample}
-    with OpenAIServer(_judge({r.text for r in by_id[BROKEN_TASK].rubrics})) as judge:
+    with OpenAIServer(judge_failing_on({r.text for r in by_id[BROKEN_TASK].rubrics})) as judge:
         server = Server(skyrl_venv, tmp_path, env={
             "JOBENV_SERVE_JUDGE": "llm", "JOBENV_JUDGE_BASE_URL": judge.base_url, "JOBENV_JUDGE_MODEL": "judge",
             "JOBENV_JUDGE_API_KEY": "k", "JOBENV_JUDGE_CACHE": "0", "JOBENV_CACHE": str(tmp_path / "cache"),
