@@ -167,13 +167,15 @@ class JobEnv(gymnasium.Env[str, Any]):
         from ..judge.base import check_judge
 
         # built now so a misconfigured judge (e.g. "llm" without endpoint) fails at construction, not at submit
-        if judge == "auto" and all(t.harbor is not None for t in self.tasks):
-            from ..harbor.verifier import HarborVerifier
-
-            judge = HarborVerifier()  # Harbor tasks are graded by their own tests/
         self._judge: Any = make_judge(judge, **self.judge_options)
-        # and one that cannot grade these tasks at all (no LLM for LLM-graded criteria) fails here too
-        check_judge(self._judge, self.tasks, self.env_id)
+        # and one that cannot grade these tasks at all (no LLM for LLM-graded criteria) fails here too; Harbor
+        # tasks are graded by their own tests/ (see jobenv.harbor.verifier.grader_for), checked the same way
+        harbor = [t for t in self.tasks if t.harbor is not None]
+        check_judge(self._judge, [t for t in self.tasks if t.harbor is None], self.env_id)
+        if harbor:
+            from ..harbor.verifier import grader_for
+
+            check_judge(grader_for(harbor[0], self._judge), harbor, self.env_id)
         self._res = _Resources()
         self._finalizer = weakref.finalize(self, _release, self._res)
         self._instance_used = False

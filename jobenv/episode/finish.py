@@ -69,6 +69,10 @@ async def _export_and_grade(task: Task, sandbox: Sandbox, judge: Any) -> GradeRe
         except Exception as exc:
             return GradeReport(task_id=task.id, status="error", max_score=task.max_score,
                                error=f"could not export the output folder: {type(exc).__name__}: {exc}")
+        if getattr(task, "harbor", None) is not None:  # a Harbor task is graded by its own tests/
+            from ..harbor.verifier import grader_for
+
+            judge = grader_for(task, judge)
         try:
             return await judge.grade(task, out)
         except asyncio.CancelledError:

@@ -28,7 +28,7 @@ from typing import Any
 from ..judge.base import Judge
 from ..judge.report import GradeReport
 
-__all__ = ["HarborVerifier", "parse_reward", "resolve_env"]
+__all__ = ["HarborVerifier", "grader_for", "parse_reward", "resolve_env"]
 
 _STAGE = ".jobenv-harbor"  # where tests/ are written in the verifier's workspace before moving to /tests
 _TESTS, _LOGS = "/tmp/jobenv-harbor/tests", "/tmp/jobenv-harbor/logs"
@@ -241,3 +241,19 @@ class HarborVerifier(Judge):
         (output / REJECTED_MANIFEST).write_text(json.dumps(inside))
         report = await self._native.grade(rubric_task, output)
         return report.model_copy(update={"task_id": getattr(task, "uid", None)})
+
+
+def grader_for(task: Any, judge: Any) -> Any:
+    """The judge that grades ``task``: a Harbor task's own tests (``judge`` when it is a HarborVerifier, else the
+    verifier kept with ``judge``, made on first use so it lives and is configured as that judge is), any other task
+    ``judge``. The one rule every front-end's grading goes through (:func:`jobenv.episode.finish.finish_episode`)."""
+    if getattr(task, "harbor", None) is None or getattr(judge, "kind", "") == HarborVerifier.kind:
+        return judge
+    verifier = getattr(judge, "_harbor_verifier", None)
+    if verifier is None:
+        verifier = HarborVerifier()
+        try:
+            judge._harbor_verifier = verifier
+        except AttributeError:  # a judge object that takes no attributes gets a verifier per grading
+            pass
+    return verifier

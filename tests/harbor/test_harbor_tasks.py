@@ -166,3 +166,29 @@ def test_no_sandbox_is_left_behind(tmp_path: Path) -> None:
     assert info["status"] == "error"  # the verifier timed out (its test.sh sleeps past the timeout)
     drain_warm_sandboxes()  # the sandboxes launched ahead for the next episode are not leaks
     assert set(descendants(os.getpid())) - before == set()
+
+
+def test_jobenv_rollout_runs_a_harbor_directory(tmp_path: Path) -> None:
+    """The command line as a user runs it: a policy on loopback sums the invoices, submits, and the trajectory
+    carries the verifier's reward."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.support.openai_server import OpenAIServer, Reply
+
+    root = write_task(tmp_path / "suite" / "sum-invoices")
+
+    def policy(request: dict[str, Any]) -> Reply:
+        turn = sum(1 for m in request["messages"] if m["role"] == "assistant")
+        call = {"name": "bash", "arguments": {"command": SUM}} if turn == 0 else {"name": "submit", "arguments": {}}
+        return Reply(tool_calls=[call])
+
+    out = tmp_path / "traj.jsonl"
+    with OpenAIServer(policy) as srv:
+        proc = subprocess.run([sys.executable, "-m", "jobenv.cli", "rollout", str(root.parent), "--model", "m",
+                               "--base-url", srv.base_url, "--api-key", "k", "--out", str(out)],
+                              capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (episode,) = [r for r in map(json.loads, out.read_text().splitlines()) if r.get("record", "episode") == "episode"]
+    assert episode["task_id"].endswith("sum-invoices/task1") and episode["reward"] == 1.0 and episode["status"] == "ok"
