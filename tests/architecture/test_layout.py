@@ -261,3 +261,13 @@ def test_episode_finish_reasons_are_spelled_in_the_core_only() -> None:
             continue
         found = _code_strings(path) & spelled
         assert not found, f"{module} spells {sorted(found)}: use jobenv.episode.FinishReason"
+
+
+def test_every_test_folder_is_collected() -> None:
+    """A folder of tests left out of pytest's ``testpaths`` would silently never run in CI."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2]
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["testpaths"])
+    folders = {f"tests/{d.name}" for d in (root / "tests").iterdir() if d.is_dir() and any(d.glob("test_*.py"))}
+    assert folders - listed == set(), f"test folders pytest never collects: {sorted(folders - listed)}"
