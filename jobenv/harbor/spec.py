@@ -123,6 +123,8 @@ class HarborSpec(BaseModel):
     system_prompt: str | None = None
     artifacts: tuple[str, ...] = ()
     unknown_keys: tuple[str, ...] = ()
+    copies: tuple[tuple[Path, str], ...] = ()  # (host source, path in the workdir) the Dockerfile copies in
+    made_dirs: tuple[str, ...] = ()  # workdir directories its plain `RUN mkdir -p` lines make
 
     @property
     def tests_dir(self) -> Path:
@@ -264,9 +266,10 @@ def read_task_dir(root: Path) -> HarborSpec:
         warnings.warn(f"{toml_path}: keys jobenv does not apply: {', '.join(unknown)}", stacklevel=2)
     env = config.environment
     dockerfile = root / "environment" / "Dockerfile"
-    workdir = env.workdir
+    workdir: str | None = env.workdir
+    copies: list[tuple[Path, str]] = []
     if dockerfile.is_file():
-        workdir, _ = copied_files(root / "environment", dockerfile, env.workdir)
+        workdir, copies = copied_files(root / "environment", dockerfile, env.workdir)
     workdir = posixpath.normpath(workdir or DEFAULT_WORKDIR)
     if workdir != DEFAULT_WORKDIR:
         try:
@@ -285,4 +288,5 @@ def read_task_dir(root: Path) -> HarborSpec:
         verifier_network=_network(config.verifier.network_mode, str(toml_path)), grader=grader,
         system_prompt=system.read_text(encoding="utf-8", errors="replace") if system.is_file() else None,
         artifacts=tuple(a if isinstance(a, str) else str(a.get("source", "")) for a in config.artifacts),
-        unknown_keys=tuple(unknown))
+        unknown_keys=tuple(unknown), copies=tuple(copies),
+        made_dirs=tuple(made_dirs(dockerfile, workdir)) if dockerfile.is_file() else ())

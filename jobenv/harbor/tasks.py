@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import TaskFormatError
 from ..tasks import Task
-from .spec import HarborSpec, copied_files, is_task_dir, made_dirs, read_task_dir
+from .spec import HarborSpec, is_task_dir, read_task_dir
 
 __all__ = ["load_harbor_tasks", "is_task_dir", "is_harbor_path", "HARBOR_PREFIX"]
 
@@ -37,11 +37,9 @@ def is_harbor_path(path: Path) -> bool:
 
 
 def _stage(spec: HarborSpec, cache: Path) -> Path:
-    env_dir = spec.root / "environment"
-    dockerfile = env_dir / "Dockerfile"
-    pairs = copied_files(env_dir, dockerfile, spec.workdir)[1] if dockerfile.is_file() else []
+    dockerfile = spec.root / "environment" / "Dockerfile"
     files: list[tuple[Path, str]] = []
-    for host, rel in pairs:
+    for host, rel in spec.copies:
         if host.is_dir():
             for p in sorted(host.rglob("*")):
                 if p.is_file() and not p.is_symlink():
@@ -50,7 +48,7 @@ def _stage(spec: HarborSpec, cache: Path) -> Path:
             files.append((host, rel))
         else:
             raise TaskFormatError(f"{dockerfile}: COPY source {host} does not exist")
-    dirs = made_dirs(dockerfile, spec.workdir) if dockerfile.is_file() else []
+    dirs = list(spec.made_dirs)
     digest = hashlib.sha256("\0".join(sorted(dirs)).encode())
     for host, rel in files:
         digest.update(rel.encode() + b"\0" + hashlib.sha256(host.read_bytes()).digest())
