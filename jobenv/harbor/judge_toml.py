@@ -9,7 +9,10 @@ weighted-sum also spelled with underscores; ``threshold``, default 0.5).
 
 Values: binary answers are 1 for true / "yes" / "true" / "1" / a non-zero number, else 0; likert ``(v - 1) /
 (points - 1)``, numeric ``(v - min) / (max - min)`` and rubric ``v / (levels - 1)``, each clipped to [0, 1];
-``negate`` turns a value v into 1 - v. A criterion passes at 1.0. Aggregations: the weighted mean (0 when the
+``negate`` turns a value v into 1 - v. A criterion passes at 1.0. A judge that answers yes or no (jobenv's LLM
+and agentic judges) places a scale criterion by its :func:`rungs`: one statement per step ("at least k"), its raw
+score the bottom plus the rungs met from the lowest up (a numeric range of 2 to 20 whole units in unit steps,
+any other range in :data:`NUMERIC_STEPS` steps). Aggregations: the weighted mean (0 when the
 weights sum to 0), the weighted sum, 1/0 for every criterion passing, for any passing, for every non-optional
 one passing, and for the weighted mean reaching the threshold.
 
@@ -31,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..errors import TaskFormatError, first_problem
 
 __all__ = ["JudgeToml", "CriterionSpec", "ScoringSpec", "JudgeSpec", "load_judge_toml", "parse_judge_toml",
-           "criterion_value", "aggregate", "score", "AGGREGATIONS"]
+           "criterion_value", "aggregate", "score", "AGGREGATIONS", "rungs", "ladder_answer", "NUMERIC_STEPS"]
 
 AGGREGATIONS = ("weighted-mean", "weighted-sum", "all-pass", "any-pass", "required-pass", "threshold")
 # the spellings the format accepts (its underscore forms cover all but weighted-sum)
@@ -175,6 +178,60 @@ def criterion_value(spec: CriterionSpec, raw: Any) -> float:
         value = _finite(raw) / (len(spec.levels) - 1)
     value = max(0.0, min(1.0, value))
     return 1.0 - value if spec.negate else value
+
+
+NUMERIC_STEPS = 10  # rungs of a numeric criterion whose range is not a small whole number of units
+
+
+def _numeric_step(spec: CriterionSpec) -> float:
+    span = spec.max - spec.min
+    whole = float(span).is_integer() and float(spec.min).is_integer() and 2 <= span <= 20
+    return 1.0 if whole else span / NUMERIC_STEPS
+
+
+def _num(x: float) -> str:
+    return f"{x:g}" if abs(x) < 1e15 else repr(x)
+
+
+def rungs(spec: CriterionSpec) -> list[str]:
+    """The yes/no statements a binary judge decides for ``spec``: the description itself for a binary criterion;
+    for a scale, one statement per step above its bottom ("at least k"), lowest first, so a binary judge places the
+    deliverables on the scale (:func:`ladder_answer` reads its verdicts back as the raw score)."""
+    d = spec.description.strip()
+    if spec.type == "binary":
+        return [d]
+    if spec.type == "likert":
+        return [f"On a scale from 1 to {spec.points}, the deliverables merit at least {k} for: {d}"
+                for k in range(2, spec.points + 1)]
+    if spec.type == "rubric":
+        return [f"For: {d} -- the deliverables reach at least level {i} of {len(spec.levels) - 1} "
+                f"({spec.levels[i].strip()}), levels being " + "; ".join(
+                    f"{j} = {lv.strip()}" for j, lv in enumerate(spec.levels))
+                for i in range(1, len(spec.levels))]
+    step, out, k = _numeric_step(spec), [], 1
+    while spec.min + k * step <= spec.max + step * 1e-9:
+        out.append(f"On a scale from {_num(spec.min)} to {_num(spec.max)}, the answer is at least "
+                   f"{_num(spec.min + k * step)} for: {d}")
+        k += 1
+    return out
+
+
+def ladder_answer(spec: CriterionSpec, passed: list[bool]) -> float | bool:
+    """The raw score of ``spec`` from the verdicts on its :func:`rungs`: the binary verdict, or the scale's bottom
+    plus one step per rung met counting from the lowest, stopping at the first missed (a higher rung met above a
+    missed one earns nothing: inconsistent verdicts never raise a score)."""
+    if spec.type == "binary":
+        return bool(passed and passed[0])
+    met = 0
+    for ok in passed:
+        if not ok:
+            break
+        met += 1
+    if spec.type == "likert":
+        return 1 + met
+    if spec.type == "rubric":
+        return met
+    return spec.max if met == len(passed) else spec.min + met * _numeric_step(spec)
 
 
 def aggregate(values: list[float], weights: list[float], optional: list[bool], aggregation: str,

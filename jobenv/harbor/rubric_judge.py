@@ -8,8 +8,8 @@ task's workdir, or relative to it), else the whole workspace.
 
 A judge.toml naming an agent (``judge = "claude-code" | "codex" | "fx" | "jev"``) is graded by jobenv's agentic
 judge (:mod:`jobenv.judge.agentic`) over the whole workdir instead, every criterion in one inspection.
-What this version does not run: criteria other than ``binary`` (likert, numeric, rubric): :func:`unable_reason`
-says so, so ``make`` refuses the task.
+Scale criteria (likert, numeric, rubric) are asked as their rungs (:func:`jobenv.harbor.judge_toml.rungs`), all
+in the criterion's one request; the rungs met give the raw score and the format's own normalisation its value.
 Failure behaviour: a judge outage or an unusable reply is a report with ``status="error"`` (droppable), never
 credit; a named file that is missing is simply not there for the judge.
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..judge.report import GradeReport
-from .judge_toml import JudgeToml, aggregate, load_judge_toml
+from .judge_toml import JudgeToml, aggregate, criterion_value, ladder_answer, load_judge_toml, rungs
 
 __all__ = ["unable_reason", "grade_with_judge_toml", "wants_agent", "AGENT_JUDGES"]
 
@@ -37,9 +37,7 @@ def unable_reason(spec: Any) -> str | None:
         config = load_judge_toml(spec.tests_dir / "judge.toml")
     except Exception as exc:  # noqa: BLE001 - a malformed file is a reason, reported at make
         return str(exc)
-    kinds = sorted({c.type for c in config.criterion} - {"binary"})
-    if kinds:
-        return f"its judge.toml has {', '.join(kinds)} criteria; this version grades binary criteria only"
+    del config
     return None
 
 
@@ -80,7 +78,7 @@ async def grade_with_judge_toml(task: Any, workspace: Path, llm: Any) -> GradeRe
     rubric_task = Task(split="harbor", occupation=task.occupation, number=task.number,
                        instructions=task.instructions, task_folder=task.task_folder, root=task.root,
                        harbor=spec if agent else None,  # the agentic judge inspects the whole workdir
-                       rubrics=[Rubric(text=c.description, weight=1.0, criteria=[c.description])
+                       rubrics=[Rubric(text=c.description, weight=1.0, criteria=rungs(c))
                                 for c in config.criterion])
     (workspace / REJECTED_MANIFEST).unlink(missing_ok=True)
     if agent:
@@ -92,10 +90,11 @@ async def grade_with_judge_toml(task: Any, workspace: Path, llm: Any) -> GradeRe
             report = await llm.grade(rubric_task, files)
     if report.status != "ok":
         return report.model_copy(update={"task_id": task.uid})
-    values = []
-    for spec_c, rubric in zip(config.criterion, report.rubrics):
-        value = 1.0 if rubric.passed else 0.0
-        values.append(1.0 - value if spec_c.negate else value)
+    values, raws = [], []
+    for spec_c, rubric in zip(config.criterion, report.rubrics, strict=True):
+        raw = ladder_answer(spec_c, [c.passed for c in rubric.criteria_results])
+        raws.append(raw)
+        values.append(criterion_value(spec_c, raw))
     reward = aggregate(values, [c.weight for c in config.criterion], [c.optional for c in config.criterion],
                        config.scoring.aggregation, config.scoring.threshold)
     met = sum(v >= 1.0 for v in values)
@@ -105,5 +104,5 @@ async def grade_with_judge_toml(task: Any, workspace: Path, llm: Any) -> GradeRe
         "criteria_total": len(values), "strict_pass": met == len(values),
         "pass_at_95": met >= 0.95 * len(values), "pass_at_90": met >= 0.90 * len(values),
         "pass_n_minus_1": met >= len(values) - 1, "latency_s": round(time.perf_counter() - t0, 4),
-        "verifier": {"judge_toml": {"values": values, "aggregation": config.scoring.aggregation,
+        "verifier": {"judge_toml": {"values": values, "raw": raws, "aggregation": config.scoring.aggregation,
                                     "names": [c.name for c in config.criterion]}}})

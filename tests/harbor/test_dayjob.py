@@ -216,11 +216,11 @@ def test_judge_toml_tasks_are_refused_at_make_when_they_cannot_be_graded(dayjob:
     toml.write_text(toml.read_text().replace('judge = "openai/gpt-4o"', 'judge = "claude-code"'))
     with pytest.raises(JobenvError, match="agentic judge"):  # an agent entry goes to the agentic judge
         jobenv.make(str(dayjob / "finance-karoo"))
-    toml.write_text(toml.read_text().replace("[[criterion]]\n", "[[criterion]]\ntype = \"likert\"\n", 1))
+    toml.write_text(toml.read_text().replace("[[criterion]]\n", "[[criterion]]\ntype = \"rubric\"\n", 1))
     monkeypatch.setenv("JOBENV_JUDGE_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("JOBENV_JUDGE_API_KEY", "k")
     monkeypatch.setenv("JOBENV_JUDGE_MODEL", "m")
-    with pytest.raises(JobenvError, match="likert criteria"):
+    with pytest.raises(JobenvError, match="judge.toml.*2 to 10 non-empty levels"):  # a scale it cannot place
         jobenv.make(str(dayjob / "finance-karoo"))
 
 
