@@ -1,8 +1,8 @@
 """How a Harbor task's settings become a jobenv sandbox and prompt: the one place both are decided.
 
 * limits: the Harbor layout (the workspace is the task's files; all of it is graded), the workdir as a path
-  aliasing ``/workspace`` when it is another path, the agent's network mode (``no-network`` and ``allowlist``:
-  off; ``public``: web) and ``[environment] cpus`` / ``memory_mb`` when the task sets them;
+  aliasing ``/workspace`` when it is another path, the agent's network mode (``no-network``: off; ``public``: web;
+  ``allowlist``: web reaching only ``allowed_hosts``, or off when it names none) and ``[environment] cpus`` / ``memory_mb`` when the task sets them;
 * the prompt: ``system_prompt.md`` (when present), then ``instruction.md`` as written, then jobenv's short note
   on where the agent works, its tools, its budget and ``submit``.
 
@@ -31,7 +31,8 @@ def harbor_limits(base: SandboxLimits, spec: HarborSpec) -> SandboxLimits:
     if spec.workdir != WORKSPACE:
         aliases[spec.workdir] = WORKSPACE
     data = base.model_dump()
-    data.update(layout="harbor", aliases=aliases, network=spec.network)
+    data.update(layout="harbor", aliases=aliases, network=spec.network,
+                network_only=list(spec.allowed_hosts) if spec.allowed_hosts is not None else None)
     if spec.cpus is not None:
         data["cpus"] = spec.cpus
     if spec.memory_mb is not None:
@@ -53,7 +54,8 @@ def harbor_prompt(task: Task, *, rules: EpisodeRules, network: bool, tools: str)
     parts = [spec.system_prompt.strip() + "\n\n" if spec.system_prompt else "", task.instructions.strip(), "\n\n---\n",
              f"You work in a sandboxed Linux machine; your working directory is {spec.workdir}, where the task's "
              f"files are. Your tools: {tools}. ",
-             "You may use the internet. " if network else "There is no internet access. ",
+             ("There is no internet access. " if not network else "You may use the internet. "
+              if spec.allowed_hosts is None else f"The internet is limited to {', '.join(spec.allowed_hosts)}. "),
              f"{budget.rstrip('.')}. " if budget else "",
              f"When you are done, call submit: the state of {spec.workdir} is then checked by the task's tests.\n"]
     return "".join(parts)

@@ -30,7 +30,7 @@ __all__ = ["HarborSpec", "HarborTaskToml", "read_task_dir", "is_task_dir", "copi
            "DEFAULT_WORKDIR"]
 
 DEFAULT_WORKDIR = "/workspace"
-_NETWORK = {"no-network": "off", "public": "web", "allowlist": "off"}
+NetworkModeName = Literal["no-network", "public", "allowlist"]
 
 
 class _Section(BaseModel):
@@ -110,7 +110,7 @@ class HarborSpec(BaseModel):
     root: Path
     workdir: str
     network: Literal["off", "web"] = "off"
-    allowed_hosts: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] | None = None  # an allow-list: the only hosts "web" reaches
     agent_timeout_s: float | None = None
     cpus: float | None = None
     memory_mb: int | None = None
@@ -119,6 +119,7 @@ class HarborSpec(BaseModel):
     verifier_timeout_s: float = 600.0
     verifier_env: dict[str, str] = Field(default_factory=dict)
     verifier_network: Literal["off", "web"] = "off"
+    verifier_allowed_hosts: tuple[str, ...] | None = None
     grader: Literal["test.sh", "judge.toml"]
     system_prompt: str | None = None
     artifacts: tuple[str, ...] = ()
@@ -136,11 +137,14 @@ def is_task_dir(path: Path) -> bool:
     return (path / "task.toml").is_file() and (path / "instruction.md").is_file()
 
 
-def _network(mode: str | None, where: str) -> Literal["off", "web"]:
-    if mode == "allowlist":
-        warnings.warn(f"{where}: network_mode 'allowlist' runs with no network (jobenv's sandbox cannot limit the "
-                      "web to named hosts; nothing the agent's tools need is lost)", stacklevel=3)
-    return "web" if _NETWORK.get(mode or "no-network") == "web" else "off"
+def _network(mode: str | None, hosts: list[str] | None) -> tuple[Literal["off", "web"], tuple[str, ...] | None]:
+    """A Harbor network mode as jobenv's: no-network -> off, public -> web, allowlist -> web reaching only
+    ``allowed_hosts`` (off when it names none)."""
+    if mode == "public":
+        return "web", None
+    if mode == "allowlist" and hosts:
+        return "web", tuple(hosts)
+    return "off", None
 
 
 _INSTRUCTION = re.compile(r"^\s*(COPY|ADD|WORKDIR)\s+(.*?)\s*$", re.I)
@@ -278,14 +282,15 @@ def read_task_dir(root: Path) -> HarborSpec:
             raise TaskFormatError(f"{toml_path}: workdir {workdir}: the local sandbox cannot serve it ({exc})") from None
     legacy = None if env.allow_internet is None else ("public" if env.allow_internet else "no-network")
     agent_mode = config.agent.network_mode or env.network_mode or legacy
+    network, allowed = _network(agent_mode, config.agent.allowed_hosts or env.allowed_hosts)
+    verifier_network, verifier_allowed = _network(config.verifier.network_mode, config.verifier.allowed_hosts)
     system = root / "system_prompt.md"
     name = str((config.task or {}).get("name") or root.name)
     return HarborSpec(
-        name=name, root=root.resolve(), workdir=workdir, network=_network(agent_mode, str(toml_path)),
-        allowed_hosts=tuple(config.agent.allowed_hosts or env.allowed_hosts or ()),
+        name=name, root=root.resolve(), workdir=workdir, network=network, allowed_hosts=allowed,
         agent_timeout_s=config.agent.timeout_sec, cpus=env.cpus, memory_mb=env.memory_mb, storage_mb=env.storage_mb,
         env=dict(env.env), verifier_timeout_s=config.verifier.timeout_sec, verifier_env=dict(config.verifier.env),
-        verifier_network=_network(config.verifier.network_mode, str(toml_path)), grader=grader,
+        verifier_network=verifier_network, verifier_allowed_hosts=verifier_allowed, grader=grader,
         system_prompt=system.read_text(encoding="utf-8", errors="replace") if system.is_file() else None,
         artifacts=tuple(a if isinstance(a, str) else str(a.get("source", "")) for a in config.artifacts),
         unknown_keys=tuple(unknown), copies=tuple(copies),

@@ -148,7 +148,9 @@ class HarborVerifier(Judge):
         aliases = {"/tests": _TESTS, "/logs": _LOGS}
         if spec.workdir != WORKSPACE:
             aliases[spec.workdir] = WORKSPACE
+        only = None if spec.verifier_allowed_hosts is None else list(spec.verifier_allowed_hosts)
         fields: dict[str, Any] = {"layout": "harbor", "aliases": aliases, "network": spec.verifier_network,
+                                  "network_only": only,
                                   "max_timeout_s": max(600.0, spec.verifier_timeout_s + 5)}
         for key in ("cpus", "memory_mb"):
             if getattr(spec, key) is not None:

@@ -11,7 +11,9 @@ sandbox's routing table that the agent (no capabilities) cannot change: ``unreac
 link-local (169.254.0.0/16, so also the 169.254.169.254 metadata service), documentation and multicast ranges, for
 every address of the host itself and for the gateway; entries of ``network_deny`` are added the same way, and
 ``network_allow`` entries become more specific routes through the tap (added first, so a deny of the same prefix
-wins). Names in either list are resolved once, when the sandbox starts. DNS goes to pasta's forwarder at
+wins). With ``network_only`` (an allow-list) the two halves of the address space are ``unreachable`` too, and only
+its entries that no block covers get routes through the tap. Names in any list are resolved once, when the
+sandbox starts. DNS goes to pasta's forwarder at
 :data:`DNS_ADDR`, which relays to the host's first name server.
 
 Failure behaviour: no ``pasta`` binary -> SandboxUnavailableError naming the package (never a fall-back to the
@@ -61,6 +63,8 @@ def pasta_binary() -> str:
 
 
 def _networks(entries: list[str], what: str) -> list[ipaddress.IPv4Network]:
+    """``entries`` as IPv4 networks. A name that does not resolve is a SandboxError, except in the allow-list
+    ``only``, where it is left out (then it is simply unreachable: the fence fails closed)."""
     out: list[ipaddress.IPv4Network] = []
     for e in entries:
         try:
@@ -69,6 +73,8 @@ def _networks(entries: list[str], what: str) -> list[ipaddress.IPv4Network]:
             try:
                 infos = socket.getaddrinfo(e.strip(), None, socket.AF_INET, socket.SOCK_STREAM)
             except OSError as exc:
+                if what == "only":
+                    continue
                 raise SandboxError(f"network_{what}: cannot resolve {e!r} ({exc})") from None
             out += [ipaddress.IPv4Network(f"{i[4][0]}/32") for i in infos]
             continue
@@ -110,6 +116,10 @@ class NetworkPolicy:
         block = set(deny) | set(host) | {ipaddress.IPv4Network(b) for b in BLOCKED}
         block.add(ipaddress.IPv4Network(f"{GATEWAY}/32"))
         block -= {n for n in allow if n not in set(deny)}  # an explicit allow of exactly a built-in block
+        if limits.network_only is not None:  # an allow-list: everything else unreachable, blocks still win
+            only = _networks(limits.network_only, "only")
+            allow = allow + [n for n in only if not any(n.overlaps(b) for b in block)]
+            block |= {ipaddress.IPv4Network("0.0.0.0/1"), ipaddress.IPv4Network("128.0.0.0/1")}
         return cls(allow, sorted(block, key=lambda n: (n.prefixlen, int(n.network_address))))
 
     def routes(self) -> list[tuple[str, str]]:

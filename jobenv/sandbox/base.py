@@ -57,7 +57,8 @@ class SandboxLimits(BaseModel):
     ``ValueError`` (pydantic's ValidationError) naming the sum.
 
     ``network``: ``"off"`` (default; only a loopback device) or ``"web"`` (outbound NAT through a user-mode network
-    stack; the host, link-local and private addresses are unreachable unless listed in ``network_allow``).
+    stack; the host, link-local and private addresses are unreachable unless listed in ``network_allow``);
+    ``network_only`` narrows ``"web"`` to an allow-list of public hosts.
     ``True``/``False`` are accepted as aliases of ``"web"``/``"off"``.
     """
 
@@ -79,6 +80,12 @@ class SandboxLimits(BaseModel):
     )
     network_deny: list[str] = Field(
         default_factory=list, description='with "web": addresses, CIDR blocks or host names that stay unreachable'
+    )
+    network_only: list[str] | None = Field(
+        default=None,
+        description='with "web": when set, the only public addresses, CIDR blocks or host names reachable (an '
+                    'allow-list; names are resolved once, at start); private and link-local ranges stay closed '
+                    'unless in network_allow',
     )
     layout: Literal["jobenv", "harbor"] = Field(
         default="jobenv",

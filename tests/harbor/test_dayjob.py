@@ -161,7 +161,7 @@ def _run(suite: Path, task: str, memo: str, monkeypatch: pytest.MonkeyPatch, jud
     env = jobenv.make(str(suite))
     try:
         prompt, _ = env.reset(options={"task_id": f"{task}/task1"})
-        assert "There is no internet access" in prompt  # allowlist: only the model's API, which tools never need
+        assert "The internet is limited to api.openai.com" in prompt  # allowlist: only the model's API
         env.step({"name": "bash", "arguments": {"command": "ls -R /workspace && test -d /workspace/deliverables"}})
         env.step({"name": "write", "arguments": {"file_path": "/workspace/deliverables/memo.md", "content": memo}})
         env.step({"name": "write", "arguments": {"file_path": "/workspace/scratch.md",

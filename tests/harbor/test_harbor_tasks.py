@@ -43,6 +43,32 @@ def test_a_harbor_task_runs_at_its_workdir_and_its_tests_grade_it(tmp_path: Path
     assert wrong == 0.0 and info["status"] == "ok"  # a wrong answer is the agent's zero, not an error
 
 
+ROUTE_PROBE = ("python3 -c \"import socket\nfor a in ('11.12.13.14', '8.8.8.8'):\n    s = socket.socket(2, 2)\n"
+               "    try:\n        s.connect((a, 53)); print('ROUTE', a)\n    except OSError:\n        print('NOROUTE', a)\"")
+
+
+@pytest.mark.parametrize("mode,hosts,want", [
+    ("allowlist", '["11.12.13.14"]', ["ROUTE 11.12.13.14", "NOROUTE 8.8.8.8"]),
+    ("allowlist", "[]", ["NOROUTE 11.12.13.14", "NOROUTE 8.8.8.8"]),
+    ("public", "[]", ["ROUTE 11.12.13.14", "ROUTE 8.8.8.8"]),
+])
+def test_the_agents_network_mode_and_its_allow_list(tmp_path: Path, mode: str, hosts: str, want: list[str]) -> None:
+    """allowlist reaches only allowed_hosts (its routes, read inside the agent's sandbox; an empty list means no
+    network at all), public reaches the web."""
+    toml = (tmp_path / "t" / "task.toml")
+    root = write_task(tmp_path / "t")
+    toml.write_text(toml.read_text().replace('network_mode = "no-network"',
+                                             f'network_mode = "{mode}"\nallowed_hosts = {hosts}'))
+    env = jobenv.make(str(root))
+    try:
+        prompt, _ = env.reset()
+        out, *_ = env.step({"name": "bash", "arguments": {"command": ROUTE_PROBE}})
+    finally:
+        env.close()
+    assert all(w in out for w in want), out
+    assert ("limited to 11.12.13.14" in prompt) == (hosts != "[]" and mode == "allowlist")
+
+
 def test_verifier_env_templates_take_the_hosts_value(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = write_task(tmp_path / "t")
     monkeypatch.setenv("HARBOR_TEST_EXPECTED", "1000")  # ${HARBOR_TEST_EXPECTED:-1250} now resolves to 1000

@@ -60,12 +60,23 @@ def host_server() -> Iterator[tuple[int, list[str]]]:
 @pytest.fixture
 def internet() -> Iterator[tuple[str, int]]:
     """A network namespace with an HTTP server at 10.213.<n>.2 (reached from the host over a veth pair)."""
+    yield from _netns_server("10.213")
+
+
+@pytest.fixture
+def public_internet() -> Iterator[tuple[str, int]]:
+    """The same at a public-looking address, 11.213.<n>.2: routed by this host to its own veth pair only, so
+    traffic never leaves the machine."""
+    yield from _netns_server("11.213")
+
+
+def _netns_server(prefix: str) -> Iterator[tuple[str, int]]:
     if os.geteuid() != 0 or shutil.which("ip") is None:
         pytest.skip("needs root and iproute2 to make a network namespace")
     tag = secrets.token_hex(3)
     ns, host_if, ns_if = f"jobenv-t-{tag}", f"jvh{tag}", f"jvn{tag}"
     n = 1 + secrets.randbelow(250)
-    host_addr, ns_addr = f"10.213.{n}.1", f"10.213.{n}.2"
+    host_addr, ns_addr = f"{prefix}.{n}.1", f"{prefix}.{n}.2"
 
     def ip(*args: str) -> None:
         subprocess.run(["ip", *args], check=True, capture_output=True, timeout=30)
@@ -149,6 +160,38 @@ def test_deny_list_wins_over_allow(new_sandbox, internet) -> None:
         sb = await new_sandbox(network="web", network_allow=[addr], network_deny=[f"{addr}/32"])
         r = await sb.run(_connect(addr, port), timeout=60)
         assert f"BLOCKED-{addr}" in r.output, r.output
+
+    run(body())
+
+
+def _udp_route(addr: str) -> str:
+    """A python probe of the sandbox's routing table: a UDP connect sends nothing, it only looks up the route."""
+    return (f"python3 -c \"import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+            f"try:\n    s.connect(('{addr}', 53)); print('ROUTE-{addr}')\n"
+            f"except OSError as e:\n    print('NOROUTE-{addr}', e.errno)\"")
+
+
+def test_an_allow_list_reaches_its_hosts_and_nothing_else(new_sandbox, public_internet, internet) -> None:
+    addr, port = public_internet
+    private, pport = internet
+    neighbour = addr.rsplit(".", 1)[0] + ".6"
+
+    async def body() -> None:
+        sb = await new_sandbox(network="web")  # the plain web reaches the public server: the list is the fence
+        r = await sb.run(f"{_connect(addr, port)}; {_udp_route('8.8.8.8')}", timeout=60)
+        assert f"REACHED-{addr}" in r.output and "ROUTE-8.8.8.8" in r.output, r.output
+        await sb.close()
+        sb = await new_sandbox(network="web", network_only=[addr, "no-such-host.invalid", "169.254.169.254"],
+                               network_allow=[private])
+        r = await sb.run("; ".join([_connect(addr, port), _connect(private, pport), _udp_route("8.8.8.8"),
+                                    _udp_route(neighbour), _udp_route("169.254.169.254")]), timeout=60)
+        assert f"REACHED-{addr}" in r.output and f"REACHED-{private}" in r.output, r.output
+        for other in ("8.8.8.8", neighbour, "169.254.169.254"):  # a block still wins over the list
+            assert f"NOROUTE-{other}" in r.output, r.output
+        await sb.close()
+        sb = await new_sandbox(network="web", network_only=[])  # an empty list reaches nothing public
+        r = await sb.run(f"{_connect(addr, port)}; {_udp_route('8.8.8.8')}", timeout=60)
+        assert f"BLOCKED-{addr}" in r.output and "NOROUTE-8.8.8.8" in r.output, r.output
 
     run(body())
 
