@@ -22,6 +22,7 @@ one when the task is unknown or the sandbox cannot start.
 
 from __future__ import annotations
 
+import asyncio
 import weakref
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -176,6 +177,9 @@ class JobEnv(gymnasium.Env[str, Any]):
             from ..harbor.verifier import grader_for
 
             check_judge(grader_for(harbor[0], self._judge), harbor, self.env_id)
+            from ..harbor.run import check_environments
+
+            check_environments([t.harbor for t in harbor if t.harbor], sandbox, self.sandbox_options)
         self._res = _Resources()
         self._finalizer = weakref.finalize(self, _release, self._res)
         self._instance_used = False
@@ -262,7 +266,7 @@ class JobEnv(gymnasium.Env[str, Any]):
             return self.rules
         return self.rules.model_copy(update={"time_limit_s": task.harbor.agent_timeout_s})
 
-    def _new_sandbox(self, limits: SandboxLimits | None = None) -> Sandbox:
+    def _new_sandbox(self, limits: SandboxLimits | None = None, options: dict[str, Any] | None = None) -> Sandbox:
         """A fresh, unstarted sandbox: from a backend name, or a zero-argument factory returning a Sandbox.
 
         A Sandbox *instance* can serve only one episode (a closed sandbox cannot restart): SandboxError after.
@@ -283,7 +287,7 @@ class JobEnv(gymnasium.Env[str, Any]):
             return sb
         from ..sandbox import make_sandbox
 
-        return make_sandbox(spec, limits=limits or self.limits, **self.sandbox_options)
+        return make_sandbox(spec, limits=limits or self.limits, **(self.sandbox_options if options is None else options))
 
     def adopt_step_budget(self, steps: int) -> None:
         """Make ``steps`` the step budget when it is tighter than the rules' (from the next reset on): what
@@ -308,7 +312,12 @@ class JobEnv(gymnasium.Env[str, Any]):
         task = self._pick_task(options)
         await self.aclose()
         limits = self._limits_for(task)
-        sb = self._new_sandbox(limits)
+        options = None
+        if task.harbor is not None:  # on docker, the task's own environment image (built on first use)
+            from ..harbor.run import sandbox_options
+
+            options = await asyncio.to_thread(sandbox_options, task.harbor, self.sandbox_spec, self.sandbox_options)
+        sb = self._new_sandbox(limits, options)
         episode = Episode(task, sb, self._judge, self._rules_for(task), network=limits.web,
                           include_instructions=self.include_instructions)
         self._res.episode = episode

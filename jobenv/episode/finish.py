@@ -72,7 +72,7 @@ async def _export_and_grade(task: Task, sandbox: Sandbox, judge: Any) -> GradeRe
         if getattr(task, "harbor", None) is not None:  # a Harbor task is graded by its own tests/
             from ..harbor.verifier import grader_for
 
-            judge = grader_for(task, judge)
+            judge = grader_for(task, judge, sandbox)
         try:
             return await judge.grade(task, out)
         except asyncio.CancelledError:

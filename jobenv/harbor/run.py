@@ -6,13 +6,16 @@
 * the prompt: ``system_prompt.md`` (when present), then ``instruction.md`` as written, then jobenv's short note
   on where the agent works, its tools, its budget and ``submit``.
 
+On the docker backend the sandbox runs the task's environment image (:mod:`jobenv.harbor.image`), its base images
+checked at make.
+
 ``storage_mb`` and ``[environment] env`` are not applied (the workspace is a RAM-backed tmpfs whose size is
 ``workspace_mb``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..episode.rules import EpisodeRules
@@ -20,7 +23,28 @@ if TYPE_CHECKING:
     from ..tasks import Task
     from .spec import HarborSpec
 
-__all__ = ["harbor_limits", "harbor_prompt"]
+__all__ = ["harbor_limits", "harbor_prompt", "check_environments", "sandbox_options"]
+
+
+def check_environments(specs: list[HarborSpec], backend: object, options: dict[str, Any]) -> None:
+    """At make: on the docker backend, TaskFormatError naming a base image a task's environment lacks."""
+    if backend == "docker":
+        from .image import check_base_images
+
+        check_base_images([s for s in specs if s.docker_image or (s.root / "environment" / "Dockerfile").is_file()],
+                          options.get("base_url"))
+
+
+def sandbox_options(spec: HarborSpec, backend: object, options: dict[str, Any]) -> dict[str, Any]:
+    """The sandbox factory's options for a task: on the docker backend the task's environment image (built on
+    first use; blocking) replaces the default one. TaskFormatError / SandboxError as
+    :func:`jobenv.harbor.image.task_image`."""
+    if backend != "docker":
+        return options
+    from .image import task_image
+
+    image = task_image(spec, options.get("base_url"))
+    return options if image is None else {**options, "image": image}
 
 
 def harbor_limits(base: SandboxLimits, spec: HarborSpec) -> SandboxLimits:

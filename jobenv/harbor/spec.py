@@ -112,6 +112,7 @@ class HarborSpec(BaseModel):
     network: Literal["off", "web"] = "off"
     allowed_hosts: tuple[str, ...] | None = None  # an allow-list: the only hosts "web" reaches
     agent_timeout_s: float | None = None
+    docker_image: str | None = None  # a prebuilt image named instead of a Dockerfile
     cpus: float | None = None
     memory_mb: int | None = None
     storage_mb: int | None = None
@@ -288,7 +289,7 @@ def read_task_dir(root: Path) -> HarborSpec:
     name = str((config.task or {}).get("name") or root.name)
     return HarborSpec(
         name=name, root=root.resolve(), workdir=workdir, network=network, allowed_hosts=allowed,
-        agent_timeout_s=config.agent.timeout_sec, cpus=env.cpus, memory_mb=env.memory_mb, storage_mb=env.storage_mb,
+        agent_timeout_s=config.agent.timeout_sec, docker_image=env.docker_image, cpus=env.cpus, memory_mb=env.memory_mb, storage_mb=env.storage_mb,
         env=dict(env.env), verifier_timeout_s=config.verifier.timeout_sec, verifier_env=dict(config.verifier.env),
         verifier_network=verifier_network, verifier_allowed_hosts=verifier_allowed, grader=grader,
         system_prompt=system.read_text(encoding="utf-8", errors="replace") if system.is_file() else None,

@@ -189,8 +189,9 @@ class HarborVerifier(Judge):
             for path in sorted(spec.tests_dir.rglob("*")):
                 if path.is_file() and not path.is_symlink():
                     await sb.write_file(f"{_STAGE}/tests/{path.relative_to(spec.tests_dir)}", path.read_bytes())
-            setup = (f"mkdir -p {_LOGS}/verifier {_LOGS}/agent && mv /workspace/{_STAGE}/tests {_TESTS} "
-                     f"&& rm -rf /workspace/{_STAGE} && chmod -R u+rwX {_TESTS}")
+            # /tests and /logs: links into /tmp locally, mounts of their own in a container; both take a copy
+            setup = (f"mkdir -p {_TESTS} {_LOGS} && cp -R /workspace/{_STAGE}/tests/. /tests/ "
+                     f"&& rm -rf /workspace/{_STAGE} && chmod -R u+rwX /tests && mkdir -p /logs/verifier /logs/agent")
             done = await sb.run(setup)
             if done.exit_code != 0:
                 return _report(task, t0, error=f"could not stage the tests: {done.output.strip()[-300:]}")
@@ -245,17 +246,25 @@ class HarborVerifier(Judge):
         return report.model_copy(update={"task_id": getattr(task, "uid", None)})
 
 
-def grader_for(task: Any, judge: Any) -> Any:
-    """The judge that grades ``task``: a Harbor task's own tests (``judge`` when it is a HarborVerifier, else the
+def grader_for(task: Any, judge: Any, sandbox: Any = None) -> Any:
+    """The judge that grades ``task``: a Harbor task's own tests (``judge`` when it is a HarborVerifier, else a
     verifier kept with ``judge``, made on first use so it lives and is configured as that judge is), any other task
-    ``judge``. The one rule every front-end's grading goes through (:func:`jobenv.episode.finish.finish_episode`)."""
+    ``judge``. The verifier's sandbox is of the agent's ``sandbox``'s kind: a docker one runs the tests in the same
+    image (the task's environment), anything else in the local sandbox. The one rule every front-end's grading goes
+    through (:func:`jobenv.episode.finish.finish_episode`)."""
     if getattr(task, "harbor", None) is None or getattr(judge, "kind", "") == HarborVerifier.kind:
         return judge
-    verifier = getattr(judge, "_harbor_verifier", None)
-    if verifier is None:
-        verifier = HarborVerifier()
+    options: dict[str, Any] = {}
+    if getattr(sandbox, "name", None) == "docker":
+        options = {"image": sandbox.image, "base_url": sandbox.base_url}
+    key = tuple(sorted(options.items()))
+    verifiers = getattr(judge, "_harbor_verifiers", None)
+    if verifiers is None:
+        verifiers = {}
         try:
-            judge._harbor_verifier = verifier
+            judge._harbor_verifiers = verifiers
         except AttributeError:  # a judge object that takes no attributes gets a verifier per grading
             pass
-    return verifier
+    if key not in verifiers:
+        verifiers[key] = HarborVerifier("docker" if options else "local", **options)
+    return verifiers[key]

@@ -21,12 +21,18 @@ from ._fs import ExportBudget
 __all__ = ["tar_tree", "ChunkReader", "export_members"]
 
 
-def tar_tree(src: Path | None, arcname: str) -> bytes:
-    """A tar of ``src`` (regular files and dirs only; symlinks skipped) under ``arcname``, plus ``output/``."""
+def tar_tree(src: Path | None, arcname: str | None) -> bytes:
+    """A tar of ``src`` (regular files and dirs only; symlinks skipped) under ``arcname``, plus ``output/``; with
+    ``arcname=None`` (the Harbor layout) the tree's own entries at the top and nothing added."""
     buf = io.BytesIO()
+
+    def name(rel: str, leaf: str) -> str:
+        inside = leaf if rel == "." else posixpath.join(rel, leaf)
+        return inside if arcname is None else f"{arcname}/{inside}"
+
     with tarfile.open(fileobj=buf, mode="w") as tf:
-        for name in (arcname, "output"):
-            ti = tarfile.TarInfo(name)
+        for top in () if arcname is None else (arcname, "output"):
+            ti = tarfile.TarInfo(top)
             ti.type, ti.mode, ti.mtime = tarfile.DIRTYPE, 0o755, int(time.time())
             tf.addfile(ti)
         if src is not None:
@@ -37,12 +43,12 @@ def tar_tree(src: Path | None, arcname: str) -> bytes:
                 dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(root, d)))
                 rel = os.path.relpath(root, src)
                 for d in dirs:
-                    tf.add(os.path.join(root, d), arcname=posixpath.join(arcname, rel, d) if rel != "." else f"{arcname}/{d}", recursive=False)
+                    tf.add(os.path.join(root, d), arcname=name(rel, d), recursive=False)
                 for f in sorted(files):
                     p = os.path.join(root, f)
                     if os.path.islink(p) or not os.path.isfile(p):
                         continue  # a symlink in a task folder could point anywhere on the host
-                    tf.add(p, arcname=posixpath.join(arcname, rel, f) if rel != "." else f"{arcname}/{f}", recursive=False)
+                    tf.add(p, arcname=name(rel, f), recursive=False)
     return buf.getvalue()
 
 

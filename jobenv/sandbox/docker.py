@@ -4,7 +4,9 @@ Container settings: memory (``mem_limit`` = ``memswap_limit``), CPUs (``nano_cpu
 ``network_mode="none"``, ``cap_drop=["ALL"]``, ``no-new-privileges``, no log driver, a read-only root file system
 with size-capped tmpfs ``/tmp`` and ``/dev/shm``, and ``/workspace`` on a per-sandbox *tmpfs volume* of
 ``workspace_mb`` (a volume rather than a ``--tmpfs`` mount because the archive API cannot write into tmpfs
-mounts); the three fit inside the memory limit. ``network="web"`` attaches the same fenced user-mode stack as the
+mounts); the three fit inside the memory limit. The Harbor layout puts the task's files at the top of
+``/workspace`` and exports all of it; an alias of ``/workspace`` (a Harbor workdir) mounts the same volume again
+at that path, and an alias of a ``/tmp`` path (a verifier's ``/tests``, ``/logs``) is a tmpfs of its own there. ``network="web"`` attaches the same fenced user-mode stack as the
 local backend (:mod:`jobenv.sandbox._net`) to the container's network namespace, which needs the engine on this
 host and root. Before the first container of an image starts, the image is searched once for an installed jobenv
 or a task rubric; one found refuses the start (SandboxError naming the path). Files move with
@@ -139,9 +141,10 @@ class DockerSandbox(Sandbox):
 
     def __init__(self, limits: SandboxLimits | None = None, *, image: str = DEFAULT_IMAGE, base_url: str | None = None) -> None:
         self.limits = limits or SandboxLimits()
-        if self.limits.layout != "jobenv" or self.limits.aliases:
-            raise SandboxError("the Harbor layout and path aliases run in the local sandbox for now: "
-                               "use sandbox='local'")
+        for path, target in self.limits.aliases.items():
+            if target != WORKSPACE and not target.startswith("/tmp/"):
+                raise SandboxError(f"alias {path} -> {target}: the docker backend serves aliases of {WORKSPACE} "
+                                   "itself or of a /tmp path only")
         self.image = image
         self._image_id = ""
         self.base_url = base_url
@@ -226,6 +229,9 @@ class DockerSandbox(Sandbox):
             )
             st["volume"] = vol.name
             mem = f"{lim.memory_mb}m"
+            # aliases: the workspace volume mounted again at its alias; a /tmp alias is scratch space of its own
+            again = [Mount(target=a, source=vol.name, type="volume") for a, t in lim.aliases.items() if t == WORKSPACE]
+            scratch = {a: f"size={lim.tmp_mb}m,mode=1777" for a, t in lim.aliases.items() if t != WORKSPACE}
             container = client.containers.create(
                 self.image,
                 command=["/bin/bash", "-c", _INIT],
@@ -244,9 +250,9 @@ class DockerSandbox(Sandbox):
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 read_only=True,
-                tmpfs={"/tmp": f"size={lim.tmp_mb}m,mode=1777"},
+                tmpfs={"/tmp": f"size={lim.tmp_mb}m,mode=1777", **scratch},
                 shm_size=f"{lim.shm_mb}m",
-                mounts=[Mount(target=WORKSPACE, source=vol.name, type="volume")],
+                mounts=[Mount(target=WORKSPACE, source=vol.name, type="volume"), *again],
                 ulimits=[
                     Ulimit(name="fsize", soft=lim.file_size_mb * 1024 * 1024, hard=lim.file_size_mb * 1024 * 1024),
                     Ulimit(name="cpu", soft=lim.cpu_time_s, hard=lim.cpu_time_s),
@@ -267,7 +273,8 @@ class DockerSandbox(Sandbox):
                     )
                 _net.attach(pasta, pid, policy, st)
                 self._put_resolv_conf(client)
-            if not client.api.put_archive(container.id, WORKSPACE, tar_tree(task_folder, "task_folder")):
+            tree = tar_tree(task_folder, None if lim.layout == "harbor" else "task_folder")
+            if not client.api.put_archive(container.id, WORKSPACE, tree):
                 raise SandboxError("could not copy the task folder into the container")
         except docker.errors.DockerException as exc:
             raise SandboxError(f"docker sandbox failed to start: {exc}") from None
@@ -519,7 +526,7 @@ class DockerSandbox(Sandbox):
         dest = Path(dest)
         dest.mkdir(parents=True, exist_ok=True)
         budget = ExportBudget(self.limits.workspace_mb << 20)
-        tf = self._get_tar(f"{WORKSPACE}/output")
+        tf = self._get_tar(WORKSPACE if self.limits.layout == "harbor" else f"{WORKSPACE}/output")
         if tf is not None:
             with tf:
                 export_members(tf, dest, budget)
@@ -527,6 +534,7 @@ class DockerSandbox(Sandbox):
         return dest
 
     async def export_output(self, dest: Path) -> Path:
+        """Copy ``/workspace/output`` (the whole workspace for the Harbor layout) to ``dest``."""
         self._check()
         async with self._lock():
             try:

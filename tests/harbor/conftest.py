@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.sandbox.fixtures import docker_image  # noqa: F401 - the Docker sandbox tests' image
+
 TASK_TOML = """\
 version = "1.0"
 

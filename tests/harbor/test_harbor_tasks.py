@@ -156,15 +156,15 @@ def test_unknown_keys_are_listed_in_one_warning_and_legacy_version_is_read(tmp_p
     assert task.harbor is not None and task.harbor.agent_timeout_s == 300 and task.harbor.cpus == 1
 
 
-def test_the_docker_backend_refuses_the_harbor_layout_clearly(tmp_path: Path) -> None:
+def test_the_docker_backend_refuses_aliases_it_cannot_mount(tmp_path: Path) -> None:
     from jobenv.errors import SandboxError
     from jobenv.sandbox.base import SandboxLimits
 
     pytest.importorskip("docker")
     from jobenv.sandbox.docker import DockerSandbox
 
-    with pytest.raises(SandboxError, match="local sandbox"):
-        DockerSandbox(SandboxLimits(layout="harbor"))
+    with pytest.raises(SandboxError, match="aliases of /workspace itself or of a /tmp path"):
+        DockerSandbox(SandboxLimits(layout="harbor", aliases={"/app": "/workspace/data"}))
 
 
 @pytest.mark.parametrize("path,target", [("app", "/workspace"), ("/usr/local/app", "/workspace"),
