@@ -42,6 +42,8 @@ __all__ = [
     "load_parquet",
     "import_snapshot",
     "download",
+    "fetch_snapshot",
+    "file_digest",
     "read_manifest",
 ]
 
@@ -193,7 +195,8 @@ def load_parquet(
     return load_tree(dest, split)
 
 
-def _sha256(path: Path) -> str:
+def file_digest(path: Path) -> str:
+    """The sha256 of a file's bytes (hex), read in blocks."""
     h = hashlib.sha256()
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -274,7 +277,7 @@ def import_snapshot(
         shutil.rmtree(old, ignore_errors=True)
         manifest.counts[split] = valid
         for f in sorted(p for p in final.rglob("*") if p.is_file()) if final.exists() else []:
-            manifest.files[f.relative_to(root).as_posix()] = _sha256(f)
+            manifest.files[f.relative_to(root).as_posix()] = file_digest(f)
     for uid, err in manifest.invalid.items():
         warnings.warn(f"{manifest.dataset} {uid} is invalid and will be skipped: {err}", stacklevel=2)
     (root / MANIFEST).write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
@@ -288,36 +291,36 @@ def download(
     revision: str | None = None,
     dest_root: Path | None = None,
 ) -> DatasetManifest:
-    """Download a dataset from the Hugging Face Hub with ``snapshot_download`` and import it.
+    """Download a dataset from the Hugging Face Hub (:func:`fetch_snapshot`) and import it.
 
-    Resumable (the Hub cache keeps finished files), pinned to ``revision`` (default: the one recorded in
-    jobenv for JobBench), restricted to ``dataset/**`` and ``dataset_easy/**`` for JobBench. Network or Hub
-    failures raise DatasetNotFoundError with the underlying reason.
+    Pinned to ``revision`` (default: the one recorded in jobenv for JobBench), restricted to ``dataset/**`` and
+    ``dataset_easy/**`` for JobBench. Network or Hub failures raise DatasetNotFoundError with the underlying reason.
     """
-    from huggingface_hub import snapshot_download
-
     root = dest_root or data_dir()
     repo = repo_id or (JOBBENCH_REPO_ID if dataset == "jobbench" else JOBTASKS_REPO_ID)
     rev = revision or (JOBBENCH_DEFAULT_REVISION if dataset == "jobbench" else None)
     patterns = ["dataset/**", "dataset_easy/**"] if dataset == "jobbench" else None
+    path = fetch_snapshot(repo, rev, patterns, root)
+    return import_snapshot(path, dataset=dataset, repo_id=repo, revision=path.name, dest_root=root)
+
+
+def fetch_snapshot(repo: str, revision: str | None, patterns: list[str] | None, root: Path) -> Path:
+    """``snapshot_download`` of dataset ``repo`` at ``revision`` (None: the default branch) into
+    ``<root>/hub-cache``, every file checked against the Hub's checksums; returns the snapshot folder, named by the
+    resolved commit SHA. Resumable (the Hub cache keeps finished files). DatasetNotFoundError with the reason (and
+    the ``--from-dir`` way round) when the Hub cannot be reached or a file does not match."""
+    from huggingface_hub import snapshot_download
+
     try:
-        path = Path(
-            snapshot_download(
-                repo_id=repo,
-                repo_type="dataset",
-                revision=rev,
-                allow_patterns=patterns,
-                cache_dir=str(root / "hub-cache"),
-            )
-        )
+        path = Path(snapshot_download(repo_id=repo, repo_type="dataset", revision=revision,
+                                      allow_patterns=patterns, cache_dir=str(root / "hub-cache")))
     except Exception as exc:  # huggingface_hub raises many types (offline, 404, HTTP); one clear message
         raise DatasetNotFoundError(
-            f"could not download {repo}@{rev or 'default branch'}: {type(exc).__name__}: {_one_line(exc)}. "
+            f"could not download {repo}@{revision or 'default branch'}: {type(exc).__name__}: {_one_line(exc)}. "
             "If you already have a snapshot, import it with: jobenv download --from-dir PATH"
         ) from None
-    # snapshot_download returns <cache>/snapshots/<commit sha>: that is the resolved revision
     _verify_checksums(repo, path, patterns, root / "hub-cache")
-    return import_snapshot(path, dataset=dataset, repo_id=repo, revision=path.name, dest_root=root)
+    return path
 
 
 def _one_line(exc: BaseException, limit: int = 300) -> str:

@@ -30,7 +30,7 @@ class EnvSpec:
     """One registered environment id and the splits it serves."""
 
     id: str
-    dataset: str  # "jobbench", "jobtasks", "sample" or "synthetic"
+    dataset: str  # "jobbench", "jobtasks", "dayjob-healthcare", "dayjob-finance", "sample" or "synthetic"
     splits: tuple[str, ...]
     description: str
     expected_count: int | None = None
@@ -44,6 +44,8 @@ ENV_SPECS: dict[str, EnvSpec] = {
         EnvSpec("jobbench/easy", "jobbench", ("easy",), "JobBench easy split", 63, "web"),
         EnvSpec("jobbench/all", "jobbench", ("main", "easy"), "JobBench main + easy", 128, "web"),
         EnvSpec("jobtasks/train", "jobtasks", ("train",), "JobTasks train split (downloaded, else generated)"),
+        EnvSpec("dayjob/healthcare", "dayjob-healthcare", ("tasks",), "DAYJOB healthcare (Harbor tasks)", 50),
+        EnvSpec("dayjob/finance", "dayjob-finance", ("tasks",), "DAYJOB finance (Harbor tasks)", 80),
         EnvSpec("jobenv/sample", "sample", ("sample",), "bundled sample tasks (offline, checks-graded)"),
         EnvSpec("jobenv/synthetic", "synthetic", ("synthetic",), "tasks generated on the fly from a seed"),
     )
@@ -52,6 +54,8 @@ ENV_SPECS: dict[str, EnvSpec] = {
 DOWNLOAD_HINT = {
     "jobbench": "jobenv download   (or: python download_data.py)",
     "jobtasks": "jobenv download --dataset jobtasks",
+    "dayjob-healthcare": "jobenv download dayjob-healthcare",
+    "dayjob-finance": "jobenv download dayjob-finance",
 }
 # the generated stand-in for jobtasks/train when no JobTasks download is present
 DEFAULT_SYNTHETIC_TASKS = 24
@@ -100,6 +104,25 @@ def _load_downloaded(spec: EnvSpec) -> list[Task]:
             f"(dataset revision {revision}); scores may not compare with published ones",
             stacklevel=3,
         )
+    return tasks
+
+
+def _load_dayjob(spec: EnvSpec) -> list[Task]:
+    """A DAYJOB download: the Harbor task directories under ``<data dir>/<dataset>/tasks``, graded by their own
+    ``tests/judge.toml``."""
+    from .datasets import data_dir, read_manifest
+    from .harbor.tasks import load_harbor_tasks
+
+    root = data_dir() / spec.dataset
+    if not (root / "tasks").is_dir():
+        raise DatasetNotFoundError(f"{spec.id}: not downloaded (looked in {root / 'tasks'}). Download it with: "
+                                   f"{DOWNLOAD_HINT[spec.dataset]}  (or --from-dir a snapshot on disk)")
+    tasks = load_harbor_tasks(root / "tasks")
+    if spec.expected_count is not None and len(tasks) != spec.expected_count:
+        manifest = read_manifest(root)
+        warnings.warn(f"{spec.id}: found {len(tasks)} tasks, expected {spec.expected_count} (dataset revision "
+                      f"{manifest.revision if manifest else 'unknown'}); scores may not compare with published ones",
+                      stacklevel=3)
     return tasks
 
 
@@ -186,6 +209,8 @@ def load_tasks(env_id: str, **options: Any) -> list[Task]:
         return load_tree(sample_root(), "sample", revision=f"jobenv-{__version__}")
     if spec.dataset == "jobbench":
         return _load_downloaded(spec)
+    if spec.dataset.startswith("dayjob-"):
+        return _load_dayjob(spec)
     if spec.dataset == "jobtasks" and (data_dir() / "jobtasks" / "train").is_dir():
         return _load_downloaded(spec)
     from .extras import require
