@@ -179,7 +179,7 @@ class JobEnv(gymnasium.Env[str, Any]):
             check_judge(grader_for(harbor[0], self._judge), harbor, self.env_id)
             from ..harbor.run import check_environments
 
-            check_environments([t.harbor for t in harbor if t.harbor], sandbox, self.sandbox_options)
+            check_environments([t.harbor for t in harbor if t.harbor], self.limits, sandbox, self.sandbox_options)
         self._res = _Resources()
         self._finalizer = weakref.finalize(self, _release, self._res)
         self._instance_used = False

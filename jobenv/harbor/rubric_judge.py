@@ -4,7 +4,7 @@
 Each criterion is asked as a rubric of its own (one request per criterion, the official judge's format: the
 criterion must hold in the deliverables, which stay data); a passed criterion is worth 1, ``negate`` turns that
 around, and the ``[scoring]`` aggregation gives the reward. The files are ``[judge] files`` (absolute paths in the
-task's workdir, or relative to it), else the whole workspace.
+task's workdir, or relative to it), else the task's ``artifacts``, else the whole workspace.
 
 A judge.toml naming an agent (``judge = "claude-code" | "codex" | "fx" | "jev"``) is graded by jobenv's agentic
 judge (:mod:`jobenv.judge.agentic`) over the whole workdir instead, every criterion in one inspection.
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..judge.report import GradeReport
-from .judge_toml import JudgeToml, aggregate, criterion_value, ladder_answer, load_judge_toml, rungs
+from .judge_toml import aggregate, criterion_value, ladder_answer, load_judge_toml, rungs
 
 __all__ = ["unable_reason", "grade_with_judge_toml", "wants_agent", "AGENT_JUDGES"]
 
@@ -46,13 +46,13 @@ def wants_agent(spec: Any) -> bool:
     return load_judge_toml(spec.tests_dir / "judge.toml").judge.judge in AGENT_JUDGES
 
 
-def _select(workspace: Path, config: JudgeToml, workdir: str, dest: Path) -> None:
-    """Copy what ``[judge] files`` names (else everything) from the exported workspace into ``dest``."""
-    if not config.judge.files:
+def _select(workspace: Path, names: tuple[str, ...], workdir: str, dest: Path) -> None:
+    """Copy what ``names`` names (all of it when empty) from the exported workspace into ``dest``."""
+    if not names:
         shutil.copytree(workspace, dest, dirs_exist_ok=True)
         return
     dest.mkdir(parents=True, exist_ok=True)
-    for name in config.judge.files:
+    for name in names:
         rel = name[len(workdir.rstrip("/")) + 1:] if name.startswith(workdir.rstrip("/") + "/") else name.lstrip("/")
         src = (workspace / rel).resolve()
         if not src.is_relative_to(workspace.resolve()) or not src.exists():
@@ -86,7 +86,7 @@ async def grade_with_judge_toml(task: Any, workspace: Path, llm: Any) -> GradeRe
     else:
         with tempfile.TemporaryDirectory(prefix="jobenv-judge-toml-") as tmp:
             files = Path(tmp) / "deliverables"
-            _select(workspace, config, spec.workdir, files)
+            _select(workspace, config.judge.files or spec.artifacts, spec.workdir, files)
             report = await llm.grade(rubric_task, files)
     if report.status != "ok":
         return report.model_copy(update={"task_id": task.uid})

@@ -9,8 +9,9 @@
 On the docker backend the sandbox runs the task's environment image (:mod:`jobenv.harbor.image`), its base images
 checked at make.
 
-``storage_mb`` and ``[environment] env`` are not applied (the workspace is a RAM-backed tmpfs whose size is
-``workspace_mb``).
+``[environment] env`` is every command's environment (``${VAR}`` and ``${VAR:-default}`` from the host, as Harbor
+does); ``storage_mb`` caps the workspace's size when it is smaller (the workspace is a RAM-backed tmpfs, so a larger
+disk cannot make it larger than memory allows).
 """
 
 from __future__ import annotations
@@ -26,8 +27,11 @@ if TYPE_CHECKING:
 __all__ = ["harbor_limits", "harbor_prompt", "check_environments", "sandbox_options"]
 
 
-def check_environments(specs: list[HarborSpec], backend: object, options: dict[str, Any]) -> None:
-    """At make: on the docker backend, TaskFormatError naming a base image a task's environment lacks."""
+def check_environments(specs: list[HarborSpec], base: SandboxLimits, backend: object, options: dict[str, Any]) -> None:
+    """At make: TaskFormatError for a task whose settings do not fit a sandbox, and on the docker backend for a
+    base image a task's environment lacks."""
+    for spec in specs:
+        harbor_limits(base, spec)
     if backend == "docker":
         from .image import check_base_images
 
@@ -48,8 +52,14 @@ def sandbox_options(spec: HarborSpec, backend: object, options: dict[str, Any]) 
 
 
 def harbor_limits(base: SandboxLimits, spec: HarborSpec) -> SandboxLimits:
-    """``base`` with ``spec`` applied (see the module docstring). ValidationError if the result does not fit."""
+    """``base`` with ``spec`` applied (see the module docstring). TaskFormatError naming ``task.toml`` when the task's
+    settings do not fit a sandbox (an env variable unset on the host, a name the sandbox keeps for itself, sizes
+    that do not fit)."""
+    from pydantic import ValidationError
+
+    from ..errors import TaskFormatError, first_problem
     from ..sandbox.base import WORKSPACE, SandboxLimits
+    from .verifier import resolve_env
 
     aliases = dict(base.aliases)
     if spec.workdir != WORKSPACE:
@@ -59,15 +69,24 @@ def harbor_limits(base: SandboxLimits, spec: HarborSpec) -> SandboxLimits:
                 network_only=list(spec.allowed_hosts) if spec.allowed_hosts is not None else None)
     if spec.cpus is not None:
         data["cpus"] = spec.cpus
+    default = SandboxLimits()
+    sized = (base.workspace_mb, base.tmp_mb, base.shm_mb) != (default.workspace_mb, default.tmp_mb, default.shm_mb)
     if spec.memory_mb is not None:
         data["memory_mb"] = spec.memory_mb
-        default = SandboxLimits()
-        if (base.workspace_mb, base.tmp_mb, base.shm_mb) == (default.workspace_mb, default.tmp_mb, default.shm_mb):
+        if not sized:
             # default sizes: split the task's memory (less the process reserve) between the three tmpfs mounts
             room = spec.memory_mb - max(32, spec.memory_mb // 8)
             data.update(workspace_mb=max(16, min(default.workspace_mb, room // 2)),
                         tmp_mb=max(4, min(512, room // 4)), shm_mb=max(4, min(64, room // 16)))
-    return SandboxLimits.model_validate(data)
+    if spec.storage_mb is not None and spec.storage_mb < data["workspace_mb"]:
+        data["workspace_mb"] = max(16, spec.storage_mb)  # a smaller disk caps the workspace; a larger one cannot
+        # grow it past what fits in memory (the workspace is RAM)
+    try:
+        data["env"] = {**base.env, **resolve_env(spec.env)}
+        return SandboxLimits.model_validate(data)
+    except ValueError as exc:  # pydantic's ValidationError is one
+        why = first_problem(exc, "limits")[1] if isinstance(exc, ValidationError) else str(exc)
+        raise TaskFormatError(f"{spec.root / 'task.toml'}: [environment]: {why}") from None
 
 
 def harbor_prompt(task: Task, *, rules: EpisodeRules, network: bool, tools: str) -> str:

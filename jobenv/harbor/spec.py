@@ -53,6 +53,7 @@ class _Verifier(_Section):
     network_mode: Literal["no-network", "public", "allowlist"] | None = None
     allowed_hosts: list[str] | None = None
     environment_mode: Literal["shared", "separate"] | None = None
+    environment: dict[str, Any] | None = None  # a verifier image of its own: implies "separate"
     user: str | int | None = None
 
 
@@ -96,9 +97,13 @@ class HarborTaskToml(BaseModel):
         return data
 
     def unknown_keys(self) -> list[str]:
-        known_gpu = ["environment.gpus"] if self.environment.gpus else []
+        """Keys jobenv does not apply: unknown ones, and known ones it cannot serve (GPUs, a verifier image of its
+        own, agent and verifier users)."""
+        unserved = [k for k, v in (("environment.gpus", self.environment.gpus),
+                                   ("verifier.environment", self.verifier.environment),
+                                   ("agent.user", self.agent.user), ("verifier.user", self.verifier.user)) if v]
         return sorted([*(self.model_extra or {}), *self.agent.unknown("agent"), *self.verifier.unknown("verifier"),
-                       *self.environment.unknown("environment"), *known_gpu])
+                       *self.environment.unknown("environment"), *unserved])
 
 
 class HarborSpec(BaseModel):
@@ -121,9 +126,10 @@ class HarborSpec(BaseModel):
     verifier_env: dict[str, str] = Field(default_factory=dict)
     verifier_network: Literal["off", "web"] = "off"
     verifier_allowed_hosts: tuple[str, ...] | None = None
+    verifier_mode: Literal["shared", "separate"] = "shared"
     grader: Literal["test.sh", "judge.toml"]
     system_prompt: str | None = None
-    artifacts: tuple[str, ...] = ()
+    artifacts: tuple[str, ...] = ()  # what the agent leaves for grading, relative to the workdir
     unknown_keys: tuple[str, ...] = ()
     copies: tuple[tuple[Path, str], ...] = ()  # (host source, path in the workdir) the Dockerfile copies in
     made_dirs: tuple[str, ...] = ()  # workdir directories its plain `RUN mkdir -p` lines make
@@ -237,6 +243,23 @@ def made_dirs(dockerfile: Path, workdir: str) -> list[str]:
     return out
 
 
+def _artifacts(config: HarborTaskToml, workdir: str, where: Path) -> tuple[str, ...]:
+    """The artifact sources as paths relative to the workdir; TaskFormatError for one outside it (the local and
+    Docker sandboxes keep only the workdir) or climbing out with ``..``."""
+    out = []
+    for entry in config.artifacts:
+        source = entry if isinstance(entry, str) else str(entry.get("source", ""))
+        if entry and not isinstance(entry, str) and entry.get("service") not in (None, "main"):
+            raise TaskFormatError(f"{where}: artifact {source!r} comes from service {entry['service']!r}; "
+                                  "jobenv runs one container")
+        full = posixpath.normpath(posixpath.join(workdir, source))
+        if ".." in source.split("/") or not full.startswith(workdir.rstrip("/") + "/"):
+            raise TaskFormatError(f"{where}: artifact {source!r} is not inside the workdir {workdir} (only the "
+                                  "workdir is kept after the agent's run)")
+        out.append(posixpath.relpath(full, workdir))
+    return tuple(out)
+
+
 def read_task_dir(root: Path) -> HarborSpec:
     """Validate Harbor task directory ``root`` and resolve what jobenv applies (see the module docstring)."""
     from ..sandbox.base import check_alias
@@ -293,6 +316,7 @@ def read_task_dir(root: Path) -> HarborSpec:
         env=dict(env.env), verifier_timeout_s=config.verifier.timeout_sec, verifier_env=dict(config.verifier.env),
         verifier_network=verifier_network, verifier_allowed_hosts=verifier_allowed, grader=grader,
         system_prompt=system.read_text(encoding="utf-8", errors="replace") if system.is_file() else None,
-        artifacts=tuple(a if isinstance(a, str) else str(a.get("source", "")) for a in config.artifacts),
+        artifacts=_artifacts(config, workdir, toml_path),
+        verifier_mode=config.verifier.environment_mode or ("separate" if config.verifier.environment else "shared"),
         unknown_keys=tuple(unknown), copies=tuple(copies),
         made_dirs=tuple(made_dirs(dockerfile, workdir)) if dockerfile.is_file() else ())

@@ -2,7 +2,9 @@
 only by ``tests/judge.toml`` goes to :mod:`jobenv.harbor.rubric_judge`).
 
 After submit the episode exports the agent's workspace (the Harbor layout grades all of it). :class:`HarborVerifier`
-starts a *separate* sandbox holding that copy at the task's workdir, ``tests/`` at ``/tests`` and an empty
+starts a *separate* sandbox holding that copy at the task's workdir (``environment_mode = "shared"``, the default:
+the agent's final state; ``"separate"``: a fresh copy of the task's workspace with only the agent's ``artifacts``
+copied in, as Harbor's separate verifier gets them), ``tests/`` at ``/tests`` and an empty
 ``/logs/verifier``, runs ``bash /tests/test.sh`` from the workdir with ``[verifier] env`` (``${VAR}`` and
 ``${VAR:-default}`` taken from the host's environment, as Harbor does) under ``[verifier] timeout_sec`` and its
 network mode, and reads the reward as Harbor does: ``/logs/verifier/reward.json`` (a JSON object of numbers, its
@@ -16,11 +18,13 @@ workspace the export refused (symlinks, special files) are simply absent from th
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
 import re
 import shlex
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -183,8 +187,13 @@ class HarborVerifier(Judge):
             return _report(task, t0, error=str(exc))
         (Path(output_dir) / REJECTED_MANIFEST).unlink(missing_ok=True)  # jobenv's own, not the agent's file
         sb = make_sandbox(self.sandbox, limits=limits, **self.sandbox_options)
+        fresh = None
         try:
-            await sb.start(Path(output_dir))
+            workspace = Path(output_dir)
+            if spec.verifier_mode == "separate":
+                fresh = await asyncio.to_thread(separate_workspace, task, workspace)
+                workspace = fresh
+            await sb.start(workspace)
             await sb.run(f"rm -rf /workspace/{_STAGE}")  # nothing the agent left there may join the tests
             for path in sorted(spec.tests_dir.rglob("*")):
                 if path.is_file() and not path.is_symlink():
@@ -225,6 +234,8 @@ class HarborVerifier(Judge):
             return _report(task, t0, error=f"the verifier failed: {type(exc).__name__}: {exc}")
         finally:
             await sb.close()
+            if fresh is not None:
+                shutil.rmtree(fresh, ignore_errors=True)
 
     async def _grade_export(self, task: Any, workspace: Path) -> GradeReport:
         """jobenv's own export: its rubrics graded by jobenv's judge over ``output/`` (refused entries under it
@@ -244,6 +255,28 @@ class HarborVerifier(Judge):
         (output / REJECTED_MANIFEST).write_text(json.dumps(inside))
         report = await self._native.grade(rubric_task, output)
         return report.model_copy(update={"task_id": getattr(task, "uid", None)})
+
+
+def separate_workspace(task: Any, workspace: Path) -> Path:
+    """``[verifier] environment_mode = "separate"``: a fresh copy of the task's workspace with the agent's
+    ``artifacts`` (from its final ``workspace``) copied over it, in a new temporary folder the caller removes.
+    Without artifacts nothing of the agent's reaches it, as in Harbor."""
+    from ..sandbox.gc import host_tempdir
+
+    fresh = Path(host_tempdir("verify"))
+    shutil.copytree(task.task_folder, fresh, dirs_exist_ok=True, symlinks=False)
+    for rel in task.harbor.artifacts:
+        src, dest = workspace / rel, fresh / rel
+        if src.is_symlink() or not src.exists():
+            continue
+        if dest.is_dir() and not dest.is_symlink():
+            shutil.rmtree(dest)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(src, dest, symlinks=False, dirs_exist_ok=True)
+        else:
+            shutil.copyfile(src, dest)
+    return fresh
 
 
 def grader_for(task: Any, judge: Any, sandbox: Any = None) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import posixpath
+import re
 import weakref
 from abc import ABC, abstractmethod
 from pathlib import Path
@@ -43,6 +44,11 @@ NetworkMode = Literal["off", "web"]
 # filling /workspace, /tmp and /dev/shm at once leaves room for the processes instead of OOM-killing the sandbox
 _RESERVE_DIVISOR = 8
 
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+# the environment every sandbox sets itself (see jobenv.sandbox.local._bwrap.sandbox_env and the docker backend)
+RESERVED_ENV = frozenset({"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SHELL", "USER", "TERM", "WORKSPACE",
+                          "PYTHONDONTWRITEBYTECODE", "MPLBACKEND", "UserInstallation"})
 
 REJECTED_MANIFEST = ".jobenv_rejected.json"  # the export's list of refused entries, beside the exported files
 
@@ -87,6 +93,11 @@ class SandboxLimits(BaseModel):
                     'allow-list; names are resolved once, at start); private and link-local ranges stay closed '
                     'unless in network_allow',
     )
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        description="extra environment variables of every command (a Harbor task's [environment] env); the "
+                    "sandbox's own (PATH, HOME, LANG, ...) and LD_* names are refused",
+    )
     layout: Literal["jobenv", "harbor"] = Field(
         default="jobenv",
         description='"jobenv": the task folder is /workspace/task_folder beside an empty output/, and output/ is '
@@ -110,6 +121,17 @@ class SandboxLimits(BaseModel):
             return "web"
         if v is False or v is None:
             return "off"
+        return v
+
+    @field_validator("env")
+    @classmethod
+    def _safe_env(cls, v: dict[str, str]) -> dict[str, str]:
+        for name, value in v.items():
+            if not _ENV_NAME.fullmatch(name) or name in RESERVED_ENV or name.startswith("LD_"):
+                raise ValueError(f"env: {name!r} cannot be set (a plain name other than the sandbox's own "
+                                 f"{', '.join(sorted(RESERVED_ENV))} and LD_*)")
+            if "\x00" in value:
+                raise ValueError(f"env: the value of {name} holds a NUL byte")
         return v
 
     @field_validator("aliases")

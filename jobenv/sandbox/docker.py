@@ -240,7 +240,8 @@ class DockerSandbox(Sandbox):
                 hostname="sandbox",
                 working_dir=WORKSPACE,
                 environment={"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp",
-                             "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "MPLBACKEND": "Agg"},
+                             "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "MPLBACKEND": "Agg",
+                             **lim.env},
                 network_mode="none",  # "web" gets the fenced user-mode stack attached below, never a bridge
                 log_config=LogConfig(type="none"),
                 mem_limit=mem,

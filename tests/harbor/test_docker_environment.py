@@ -47,7 +47,8 @@ def _containers() -> set[str]:
 
 
 def _task(tmp_path: Path, image: str, dockerfile: str = DOCKERFILE) -> Path:
-    return write_task(tmp_path / "sum-invoices", test_sh=TEST_SH, dockerfile=dockerfile.format(image=image))
+    return write_task(tmp_path / "sum-invoices", test_sh=TEST_SH, dockerfile=dockerfile.format(image=image),
+                      extra='env = { REGION = "emea" }')
 
 
 def test_a_harbor_task_runs_in_its_built_environment(tmp_path: Path, docker_image: str) -> None:
@@ -56,8 +57,8 @@ def test_a_harbor_task_runs_in_its_built_environment(tmp_path: Path, docker_imag
     try:
         prompt, info = env.reset()
         assert info["sandbox"] == "docker" and "working directory is /app" in prompt
-        out, *_ = env.step({"name": "bash", "arguments": {"command": "pwd; cat /opt/acme/VERSION; ls /app /app/data"}})
-        assert "acme-tool-7" in out and "invoices.csv" in out and "notes.md" in out, out
+        out, *_ = env.step({"name": "bash", "arguments": {"command": "pwd; cat /opt/acme/VERSION; ls /app /app/data; echo region=$REGION"}})
+        assert "acme-tool-7" in out and "region=emea" in out and "invoices.csv" in out and "notes.md" in out, out
         total = "python3 -c \"import csv; print(sum(int(r['amount']) for r in csv.DictReader(open('/app/data/invoices.csv'))))\""
         env.step({"name": "bash", "arguments": {"command": f"{total} > /app/total.txt"}})
         seen, *_ = env.step({"name": "read", "arguments": {"file_path": "total.txt"}})  # /app is /workspace

@@ -218,3 +218,80 @@ def test_jobenv_rollout_runs_a_harbor_directory(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     (episode,) = [r for r in map(json.loads, out.read_text().splitlines()) if r.get("record", "episode") == "episode"]
     assert episode["task_id"].endswith("sum-invoices/task1") and episode["reward"] == 1.0 and episode["status"] == "ok"
+
+
+def _with(tmp_path: Path, environment: str = "", top: str = "", verifier: str = "", **kw: Any) -> Path:
+    """The sum-invoices task with lines added to its [environment] (and top-level keys, [verifier] keys)."""
+    root = write_task(tmp_path / "t", **kw)
+    toml = root / "task.toml"
+    text = toml.read_text().replace("[environment]\n", f"[environment]\n{environment}\n")
+    text = text.replace("[verifier]\n", f"[verifier]\n{verifier}\n")
+    toml.write_text(top + "\n" + text)
+    return root
+
+
+def test_environment_env_reaches_every_command_with_host_templates(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _with(tmp_path, 'env = { REGION = "emea", TOKEN = "${HARBOR_T_TOKEN:-none}" }')
+    for host, want in ((None, "REGION=emea TOKEN=none"), ("abc", "REGION=emea TOKEN=abc")):
+        if host:
+            monkeypatch.setenv("HARBOR_T_TOKEN", host)
+        with jobenv.make(str(root), tools=["python"]) as env:
+            env.reset()
+            out, *_ = env.step({"name": "bash", "arguments": {"command": 'echo "REGION=$REGION TOKEN=$TOKEN"'}})
+            py, *_ = env.step({"name": "python", "arguments": {"code": "import os; print(os.environ['REGION'])"}})
+        assert want in out and "emea" in py, (out, py)
+
+
+@pytest.mark.parametrize("env_line,problem", [
+    ('env = { PATH = "/evil" }', "'PATH' cannot be set"),
+    ('env = { LD_PRELOAD = "/x.so" }', "'LD_PRELOAD' cannot be set"),
+    ('env = { KEY = "${HARBOR_T_UNSET_VAR}" }', "HARBOR_T_UNSET_VAR"),
+])
+def test_environment_env_that_cannot_be_served_fails_at_make(tmp_path: Path, env_line: str, problem: str) -> None:
+    root = _with(tmp_path, env_line)
+    with pytest.raises(TaskFormatError, match=problem) as err:
+        jobenv.make(str(root))
+    assert str(root / "task.toml") in str(err.value)
+
+
+def test_storage_mb_caps_the_workspace(tmp_path: Path) -> None:
+    root = _with(tmp_path, "storage_mb = 48")
+    with jobenv.make(str(root)) as env:
+        env.reset()
+        out, *_ = env.step({"name": "bash", "arguments": {"command": "df -m /app | tail -1 | awk '{print \"size=\" $2}'; "
+                                                          "head -c 60M /dev/zero > /app/big || echo FULL"}})
+    size = int(out.split("size=")[1].split()[0])
+    assert size <= 48 and "FULL" in out, out
+
+
+# test.sh recomputes the expected total from the data at grading time: an agent that edits the data to match a
+# wrong total fools a shared verifier (as in Harbor), never a separate one, which sees only the artifacts
+RECOMPUTE = """\
+#!/bin/bash
+want=$(python3 -c "import csv; print(sum(int(r['amount']) for r in csv.DictReader(open('/app/data/invoices.csv'))))")
+got=$(tr -d '[:space:]' < /app/total.txt 2>/dev/null)
+[ "$got" = "$want" ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt
+"""
+TAMPER = "printf 'id,amount\\n1,1000\\n' > /app/data/invoices.csv && echo 1000 > /app/total.txt"
+
+
+@pytest.mark.parametrize("mode,honest,tampered", [("shared", 1.0, 1.0), ("separate", 1.0, 0.0)])
+def test_a_separate_verifier_sees_a_fresh_workspace_and_the_artifacts(tmp_path: Path, mode: str, honest: float,
+                                                                     tampered: float) -> None:
+    root = _with(tmp_path, top='artifacts = ["/app/total.txt"]', verifier=f'environment_mode = "{mode}"',
+                 test_sh=RECOMPUTE)
+    assert _play(str(root), [SUM])[0] == honest
+    assert _play(str(root), [TAMPER])[0] == tampered
+
+
+@pytest.mark.parametrize("artifact,problem", [("/etc/passwd", "not inside the workdir /app"),
+                                              ("../secret", "not inside the workdir"),
+                                              ({"source": "/app/x", "service": "db"}, "service 'db'")])
+def test_artifacts_outside_the_workdir_fail_at_make(tmp_path: Path, artifact: Any, problem: str) -> None:
+    import json
+
+    value = json.dumps(artifact) if isinstance(artifact, str) else '{ source = "/app/x", service = "db" }'
+    root = _with(tmp_path, top=f"artifacts = [{value}]")
+    with pytest.raises(TaskFormatError, match=problem):
+        jobenv.make(str(root))

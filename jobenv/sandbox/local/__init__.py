@@ -305,7 +305,7 @@ class LocalSandbox(Sandbox):
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
         st_r, st_w = os.pipe2(os.O_CLOEXEC)
         st["fds"] += [out_r, st_r]
-        env = sandbox_env(ws)
+        env = {**sandbox_env(ws), **self.limits.env}
         env["HOME"] = ws
         try:
             proc = subprocess.Popen(

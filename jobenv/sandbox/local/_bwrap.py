@@ -66,7 +66,8 @@ def controller_argv(native: str | None, interpreter: str, out_w: int, st_w: int,
 
 @functools.lru_cache(maxsize=16)
 def _root_args(plan: _mounts.MountPlan, sizes: tuple[int, int, int], web: bool, root: bool,
-               native: str | None, harbor: bool = False, aliases: tuple[tuple[str, str], ...] = ()) -> tuple[str, ...]:
+               native: str | None, harbor: bool = False, aliases: tuple[tuple[str, str], ...] = (),
+               env: tuple[tuple[str, str], ...] = ()) -> tuple[str, ...]:
     shm_mb, tmp_mb, workspace_mb = sizes
     snap = plan.snapshot
     # always a private network namespace: "web" gets its stack attached from the host after the launch
@@ -112,7 +113,7 @@ def _root_args(plan: _mounts.MountPlan, sizes: tuple[int, int, int], web: bool, 
         a += ["--symlink", target, path]
     # the root tmpfs itself read-only: only /workspace, /tmp and /dev/shm (each size-capped) are writable
     a += ["--remount-ro", "/", "--remount-ro", "/dev", "--chdir", WORKSPACE, "--clearenv"]
-    for k, v in sandbox_env(WORKSPACE, plan.interpreter).items():
+    for k, v in [*sandbox_env(WORKSPACE, plan.interpreter).items(), *env]:
         a += ["--setenv", k, v]
     return tuple(a)
 
@@ -128,4 +129,5 @@ def bwrap_args(plan: _mounts.MountPlan, limits: SandboxLimits, info_fd: int, sec
     head += ["--info-fd", str(info_fd)]
     sizes = (limits.shm_mb, limits.tmp_mb, limits.workspace_mb)
     return head + list(_root_args(plan, sizes, limits.web, userns_fd is not None, native,  # type: ignore[arg-type]
-                                  limits.layout == "harbor", tuple(sorted(limits.aliases.items()))))
+                                  limits.layout == "harbor", tuple(sorted(limits.aliases.items())),
+                                  tuple(sorted(limits.env.items()))))
