@@ -117,7 +117,7 @@ def _load_dayjob(spec: EnvSpec) -> list[Task]:
     if not (root / "tasks").is_dir():
         raise DatasetNotFoundError(f"{spec.id}: not downloaded (looked in {root / 'tasks'}). Download it with: "
                                    f"{DOWNLOAD_HINT[spec.dataset]}  (or --from-dir a snapshot on disk)")
-    tasks = load_harbor_tasks(root / "tasks")
+    tasks = load_harbor_tasks(root / "tasks", domain=spec.dataset.removeprefix("dayjob-"))
     if spec.expected_count is not None and len(tasks) != spec.expected_count:
         manifest = read_manifest(root)
         warnings.warn(f"{spec.id}: found {len(tasks)} tasks, expected {spec.expected_count} (dataset revision "

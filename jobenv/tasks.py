@@ -126,6 +126,12 @@ class Task(BaseModel):
         return f"{self.occupation}/task{self.number}"
 
     @property
+    def domain(self) -> str:
+        """The group reports show the task under: its ``meta["domain"]`` when set (a DAYJOB domain, a Harbor
+        task's ``[metadata]`` domain), else its occupation."""
+        return str((self.meta or {}).get("domain") or self.occupation)
+
+    @property
     def uid(self) -> str:
         """``<split>/<occupation>/taskN``: unique across splits."""
         return f"{self.split}/{self.id}"

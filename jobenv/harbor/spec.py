@@ -129,6 +129,7 @@ class HarborSpec(BaseModel):
     verifier_mode: Literal["shared", "separate"] = "shared"
     grader: Literal["test.sh", "judge.toml"]
     system_prompt: str | None = None
+    domain: str | None = None  # [metadata] domain (or category, occupation): the group reports show it under
     artifacts: tuple[str, ...] = ()  # what the agent leaves for grading, relative to the workdir
     unknown_keys: tuple[str, ...] = ()
     copies: tuple[tuple[Path, str], ...] = ()  # (host source, path in the workdir) the Dockerfile copies in
@@ -317,6 +318,8 @@ def read_task_dir(root: Path) -> HarborSpec:
         verifier_network=verifier_network, verifier_allowed_hosts=verifier_allowed, grader=grader,
         system_prompt=system.read_text(encoding="utf-8", errors="replace") if system.is_file() else None,
         artifacts=_artifacts(config, workdir, toml_path),
+        domain=next((str(config.metadata[k]) for k in ("domain", "category", "occupation")
+                     if isinstance(config.metadata.get(k), str) and config.metadata[k].strip()), None),
         verifier_mode=config.verifier.environment_mode or ("separate" if config.verifier.environment else "shared"),
         unknown_keys=tuple(unknown), copies=tuple(copies),
         made_dirs=tuple(made_dirs(dockerfile, workdir)) if dockerfile.is_file() else ())

@@ -78,19 +78,23 @@ def _task(spec: HarborSpec, cache: Path) -> Task:
     instructions = (spec.root / "instruction.md").read_text(encoding="utf-8", errors="replace")
     return Task(split="harbor", occupation=spec.root.name, number=1, instructions=instructions,
                 task_folder=_stage(spec, cache), rubrics=[], root=spec.root, harbor=spec,
-                meta={"harbor_name": spec.name})
+                meta={"harbor_name": spec.name, **({"domain": spec.domain} if spec.domain else {})})
 
 
-def load_harbor_tasks(path: str | Path) -> list[Task]:
+def load_harbor_tasks(path: str | Path, domain: str | None = None) -> list[Task]:
     """The Harbor task at ``path`` (or ``harbor:<path>``), or every Harbor task directly below it, sorted by
-    directory name."""
+    directory name; ``domain`` is the report group of those whose ``[metadata]`` names none."""
     from ..settings import cache_dir
 
     text = str(path)
     root = Path(text[len(HARBOR_PREFIX):] if text.startswith(HARBOR_PREFIX) else text).expanduser()
     if is_task_dir(root):
-        return [_task(read_task_dir(root), cache_dir())]
-    dirs = sorted(p for p in root.iterdir() if p.is_dir() and (p / "task.toml").is_file()) if root.is_dir() else []
+        dirs = [root]
+    else:
+        dirs = sorted(p for p in root.iterdir() if p.is_dir() and (p / "task.toml").is_file()) if root.is_dir() else []
     if not dirs:
         raise TaskFormatError(f"{root}: no Harbor task (a directory with task.toml and instruction.md) here")
-    return [_task(read_task_dir(d), cache_dir()) for d in dirs]
+    specs = [read_task_dir(d) for d in dirs]
+    if domain:
+        specs = [s if s.domain else s.model_copy(update={"domain": domain}) for s in specs]
+    return [_task(s, cache_dir()) for s in specs]

@@ -95,7 +95,7 @@ class EpisodeRunner:
         finally:
             await env.aclose()
         traj.split = traj.split or task.split
-        traj.occupation = task.occupation
+        traj.occupation = task.domain
         saved = keeper.saved if traj.report is not None else None
         return {"trajectory": traj.model_dump(mode="json"), "saved": saved, "objects": store.objects if saved else {}}
 

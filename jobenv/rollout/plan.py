@@ -182,7 +182,7 @@ class Ledger:
     async def record(self, traj: Trajectory, task: Task, saved: dict[str, str] | None) -> None:
         plan = self.plan
         traj.split = traj.split or task.split
-        traj.occupation = task.occupation
+        traj.occupation = task.domain
         # a folder of one's own has no revision: its tasks' content stands for it
         traj.versions["dataset"] = (traj.versions.get("dataset") or _dataset_version(plan.env_id, task)
                                     or plan.content_version)

@@ -175,7 +175,7 @@ def env_error_trajectory(task: Any, attempt: int, exc: Exception, *, env_id: str
     desc = policy.describe() if hasattr(policy, "describe") else {"kind": type(policy).__name__}
     now = now_iso()
     return Trajectory(
-        env_id=env_id, task_id=task.id, split=task.split, occupation=task.occupation, attempt=attempt,
+        env_id=env_id, task_id=task.id, split=task.split, occupation=task.domain, attempt=attempt,
         model=desc.get("model"), policy_id=policy_id(desc), policy=desc, status=Status.ERROR,
         finish_reason=FinishReason.ENV_ERROR, error=f"{what}: {type(exc).__name__}: {exc}", error_kind=ErrorKind.ENV,
         versions={"jobenv": jobenv_version(), **versions}, started_at=now, finished_at=now, duration_s=0.0,

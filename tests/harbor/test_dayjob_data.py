@@ -63,6 +63,7 @@ def test_download_verifies_imports_and_serves_the_tasks(dayjob: Path, tmp_path: 
     with pytest.warns(UserWarning, match="found 2 tasks, expected 50"):
         tasks = jobenv.load_tasks("dayjob/healthcare")
     assert [t.id for t in tasks] == ["finance-karoo/task1", "healthcare-stroke/task1"]
+    assert {t.domain for t in tasks} == {"healthcare"}  # DAYJOB's per-domain table groups by the download
     rules = {**HEALTH, **HEALTH_PROHIBITED}
     with OpenAIServer(_stand_in_judge(rules)) as judge, pytest.warns(UserWarning):
         out = _run(Path("dayjob/healthcare"), "healthcare-stroke", _memo(list(HEALTH.values())), monkeypatch,

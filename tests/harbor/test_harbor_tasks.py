@@ -203,7 +203,7 @@ def test_jobenv_rollout_runs_a_harbor_directory(tmp_path: Path) -> None:
 
     from tests.support.openai_server import OpenAIServer, Reply
 
-    root = write_task(tmp_path / "suite" / "sum-invoices")
+    root = write_task(tmp_path / "suite" / "sum-invoices", extra="\n[metadata]\ndomain = \"accounts-payable\"\n")
 
     def policy(request: dict[str, Any]) -> Reply:
         turn = sum(1 for m in request["messages"] if m["role"] == "assistant")
@@ -218,6 +218,10 @@ def test_jobenv_rollout_runs_a_harbor_directory(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     (episode,) = [r for r in map(json.loads, out.read_text().splitlines()) if r.get("record", "episode") == "episode"]
     assert episode["task_id"].endswith("sum-invoices/task1") and episode["reward"] == 1.0 and episode["status"] == "ok"
+    assert episode["occupation"] == "accounts-payable"  # reports group a Harbor task by its [metadata] domain
+    report = subprocess.run([sys.executable, "-m", "jobenv.cli", "report", str(out)], capture_output=True, text=True,
+                            timeout=120)
+    assert report.returncode == 0 and "accounts-payable" in report.stdout, report.stdout + report.stderr
 
 
 def _with(tmp_path: Path, environment: str = "", top: str = "", verifier: str = "", **kw: Any) -> Path:
