@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -118,6 +119,7 @@ class AgenticJudge(Judge):
         """A started sandbox holding the final workspace, and where things are (for the judge's instructions)."""
         from ..sandbox import make_sandbox
         from ..sandbox.base import REJECTED_MANIFEST, WORKSPACE, SandboxLimits
+        from ..sandbox.gc import host_tempdir
 
         spec = getattr(task, "harbor", None)
         if spec is not None:  # a Harbor task's workspace is the whole workdir
@@ -126,11 +128,16 @@ class AgenticJudge(Judge):
             (output_dir / REJECTED_MANIFEST).unlink(missing_ok=True)
             await sb.start(output_dir)
             return sb, f"the task's working directory {spec.workdir} (also /workspace)"
-        sb = make_sandbox(self.sandbox, limits=SandboxLimits())
-        await sb.start(task.task_folder)
-        for path in sorted(output_dir.rglob("*")):
-            if path.is_file() and not path.is_symlink() and path.name != REJECTED_MANIFEST:
-                await sb.write_file(f"output/{path.relative_to(output_dir).as_posix()}", path.read_bytes())
+        # the agent's layout, staged on the host once and copied in by the start (not file by file)
+        stage = Path(host_tempdir("judge"))
+        try:
+            shutil.copytree(task.task_folder, stage / "task_folder", symlinks=False)
+            shutil.copytree(output_dir, stage / "output", symlinks=False,
+                            ignore=lambda _d, names: [n for n in names if n == REJECTED_MANIFEST])
+            sb = make_sandbox(self.sandbox, limits=SandboxLimits(layout="harbor"))
+            await sb.start(stage)
+        finally:
+            await asyncio.to_thread(shutil.rmtree, stage, True)
         return sb, "the task's files in /workspace/task_folder and the deliverables in /workspace/output"
 
     # ---- grading ----------------------------------------------------------------------------------------------
