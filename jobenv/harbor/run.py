@@ -48,7 +48,8 @@ def sandbox_options(spec: HarborSpec, backend: object, options: dict[str, Any]) 
     from .image import task_image
 
     image = task_image(spec, options.get("base_url"))
-    return options if image is None else {**options, "image": image}
+    # the workspace comes from the image's workdir: what its COPY and RUN steps put there
+    return options if image is None else {**options, "image": image, "seed": spec.workdir}
 
 
 def harbor_limits(base: SandboxLimits, spec: HarborSpec) -> SandboxLimits:

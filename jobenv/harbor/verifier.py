@@ -24,7 +24,6 @@ import math
 import os
 import re
 import shlex
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -186,14 +185,19 @@ class HarborVerifier(Judge):
         except ValueError as exc:
             return _report(task, t0, error=str(exc))
         (Path(output_dir) / REJECTED_MANIFEST).unlink(missing_ok=True)  # jobenv's own, not the agent's file
-        sb = make_sandbox(self.sandbox, limits=limits, **self.sandbox_options)
-        fresh = None
+        separate = spec.verifier_mode == "separate"
+        options = dict(self.sandbox_options)
+        seed = options.pop("seed", None)
+        if separate and seed:  # the task's own workspace, as its image holds it
+            options["seed"] = seed
+        sb = make_sandbox(self.sandbox, limits=limits, **options)
         try:
-            workspace = Path(output_dir)
-            if spec.verifier_mode == "separate":
-                fresh = await asyncio.to_thread(separate_workspace, task, workspace)
-                workspace = fresh
-            await sb.start(workspace)
+            if separate:  # a fresh workspace, then the agent's artifacts over it, as Harbor's separate verifier
+                await sb.start(task.task_folder)
+                for rel, path in _artifact_files(Path(output_dir), spec.artifacts):
+                    await sb.write_file(rel, await asyncio.to_thread(path.read_bytes))
+            else:
+                await sb.start(Path(output_dir))
             await sb.run(f"rm -rf /workspace/{_STAGE}")  # nothing the agent left there may join the tests
             for path in sorted(spec.tests_dir.rglob("*")):
                 if path.is_file() and not path.is_symlink():
@@ -234,8 +238,6 @@ class HarborVerifier(Judge):
             return _report(task, t0, error=f"the verifier failed: {type(exc).__name__}: {exc}")
         finally:
             await sb.close()
-            if fresh is not None:
-                shutil.rmtree(fresh, ignore_errors=True)
 
     async def _grade_export(self, task: Any, workspace: Path) -> GradeReport:
         """jobenv's own export: its rubrics graded by jobenv's judge over ``output/`` (refused entries under it
@@ -257,26 +259,20 @@ class HarborVerifier(Judge):
         return report.model_copy(update={"task_id": getattr(task, "uid", None)})
 
 
-def separate_workspace(task: Any, workspace: Path) -> Path:
-    """``[verifier] environment_mode = "separate"``: a fresh copy of the task's workspace with the agent's
-    ``artifacts`` (from its final ``workspace``) copied over it, in a new temporary folder the caller removes.
-    Without artifacts nothing of the agent's reaches it, as in Harbor."""
-    from ..sandbox.gc import host_tempdir
-
-    fresh = Path(host_tempdir("verify"))
-    shutil.copytree(task.task_folder, fresh, dirs_exist_ok=True, symlinks=False)
-    for rel in task.harbor.artifacts:
-        src, dest = workspace / rel, fresh / rel
-        if src.is_symlink() or not src.exists():
+def _artifact_files(workspace: Path, artifacts: tuple[str, ...]) -> list[tuple[str, Path]]:
+    """(path in the workspace, host file) of every regular file the ``artifacts`` name in the exported
+    ``workspace`` (a folder: every file below it; symlinks never)."""
+    out = []
+    for rel in artifacts:
+        path = workspace / rel
+        if path.is_symlink():
             continue
-        if dest.is_dir() and not dest.is_symlink():
-            shutil.rmtree(dest)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        if src.is_dir():
-            shutil.copytree(src, dest, symlinks=False, dirs_exist_ok=True)
-        else:
-            shutil.copyfile(src, dest)
-    return fresh
+        if path.is_file():
+            out.append((rel, path))
+        elif path.is_dir():
+            out += [(p.relative_to(workspace).as_posix(), p) for p in sorted(path.rglob("*"))
+                    if p.is_file() and not p.is_symlink()]
+    return out
 
 
 def grader_for(task: Any, judge: Any, sandbox: Any = None) -> Any:
@@ -288,8 +284,8 @@ def grader_for(task: Any, judge: Any, sandbox: Any = None) -> Any:
     if getattr(task, "harbor", None) is None or getattr(judge, "kind", "") == HarborVerifier.kind:
         return judge
     options: dict[str, Any] = {}
-    if getattr(sandbox, "name", None) == "docker":
-        options = {"image": sandbox.image, "base_url": sandbox.base_url}
+    if getattr(sandbox, "name", None) == "docker":  # seed: where the image holds the task's workspace
+        options = {"image": sandbox.image, "base_url": sandbox.base_url, "seed": sandbox.seed}
     key = tuple(sorted(options.items()))
     verifiers = getattr(judge, "_harbor_verifiers", None)
     if verifiers is None:

@@ -25,12 +25,13 @@ BACKENDS = ("local", "docker")
 ENV_BACKEND = "JOBENV_SANDBOX"
 ENV_IMAGE = "JOBENV_SANDBOX_IMAGE"
 # the options each backend takes besides its limits
-_BACKEND_OPTIONS = {"local": {"unsafe_no_isolation"}, "docker": {"image", "base_url"}}
+_BACKEND_OPTIONS = {"local": {"unsafe_no_isolation"}, "docker": {"image", "base_url", "seed"}}
 
 
 class SandboxConfig(BaseModel):
     """``backend`` plus the options it takes (``local``: ``unsafe_no_isolation``; ``docker``: ``image``,
-    ``base_url`` of the Docker engine) and the resource ``limits``."""
+    ``base_url`` of the Docker engine, ``seed``: a folder of the image that fills the workspace) and the resource
+    ``limits``."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

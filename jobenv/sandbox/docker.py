@@ -42,6 +42,7 @@ from ..errors import FileTooLargeError, SandboxDiedError, SandboxError, SandboxU
 from . import _net
 from ._archive import ChunkReader, export_members, tar_tree
 from ._fs import MAX_DEPTH, MAX_ENTRIES, ExportBudget, write_rejected
+from ._seed import seed_tree
 from .base import (
     WORKSPACE,
     CommandResult,
@@ -135,17 +136,23 @@ def _finalize(state: dict[str, Any]) -> None:
 
 
 class DockerSandbox(Sandbox):
-    """Container sandbox: ``DockerSandbox(limits, image=DEFAULT_IMAGE, base_url=None)``."""
+    """Container sandbox: ``DockerSandbox(limits, image=DEFAULT_IMAGE, base_url=None, seed=None)``. ``seed``: an
+    absolute folder of the image whose content fills ``/workspace`` at start instead of the task folder (a Harbor
+    task's workdir, with what its Dockerfile's ``RUN`` steps made there)."""
 
     name = "docker"
 
-    def __init__(self, limits: SandboxLimits | None = None, *, image: str = DEFAULT_IMAGE, base_url: str | None = None) -> None:
+    def __init__(self, limits: SandboxLimits | None = None, *, image: str = DEFAULT_IMAGE, base_url: str | None = None,
+                 seed: str | None = None) -> None:
         self.limits = limits or SandboxLimits()
         for path, target in self.limits.aliases.items():
             if target != WORKSPACE and not target.startswith("/tmp/"):
                 raise SandboxError(f"alias {path} -> {target}: the docker backend serves aliases of {WORKSPACE} "
                                    "itself or of a /tmp path only")
+        if seed is not None and not posixpath.isabs(seed):
+            raise SandboxError(f"seed {seed!r}: an absolute folder of the image")
         self.image = image
+        self.seed = seed
         self._image_id = ""
         self.base_url = base_url
         self._state: dict[str, Any] = {"closed": False}
@@ -274,7 +281,10 @@ class DockerSandbox(Sandbox):
                     )
                 _net.attach(pasta, pid, policy, st)
                 self._put_resolv_conf(client)
-            tree = tar_tree(task_folder, None if lim.layout == "harbor" else "task_folder")
+            if self.seed is not None:
+                tree = seed_tree(client, image.id, self.seed, lim.workspace_mb << 20, labels)
+            else:
+                tree = tar_tree(task_folder, None if lim.layout == "harbor" else "task_folder")
             if not client.api.put_archive(container.id, WORKSPACE, tree):
                 raise SandboxError("could not copy the task folder into the container")
         except docker.errors.DockerException as exc:

@@ -23,6 +23,7 @@ WORKDIR /app
 COPY files/ /app/data/
 COPY notes.md ./
 RUN mkdir -p /opt/acme && echo "acme-tool-7" > /opt/acme/VERSION
+RUN echo "made-by-a-run-step" > /app/made.txt
 """
 # test.sh needs what only the built image holds (/opt/acme/VERSION): it proves the verifier runs in it too
 TEST_SH = """\
@@ -57,8 +58,8 @@ def test_a_harbor_task_runs_in_its_built_environment(tmp_path: Path, docker_imag
     try:
         prompt, info = env.reset()
         assert info["sandbox"] == "docker" and "working directory is /app" in prompt
-        out, *_ = env.step({"name": "bash", "arguments": {"command": "pwd; cat /opt/acme/VERSION; ls /app /app/data; echo region=$REGION"}})
-        assert "acme-tool-7" in out and "region=emea" in out and "invoices.csv" in out and "notes.md" in out, out
+        out, *_ = env.step({"name": "bash", "arguments": {"command": "pwd; cat /opt/acme/VERSION; ls /app /app/data; cat /app/made.txt; echo region=$REGION"}})
+        assert "acme-tool-7" in out and "region=emea" in out and "made-by-a-run-step" in out and "invoices.csv" in out and "notes.md" in out, out
         total = "python3 -c \"import csv; print(sum(int(r['amount']) for r in csv.DictReader(open('/app/data/invoices.csv'))))\""
         env.step({"name": "bash", "arguments": {"command": f"{total} > /app/total.txt"}})
         seen, *_ = env.step({"name": "read", "arguments": {"file_path": "total.txt"}})  # /app is /workspace
@@ -93,3 +94,27 @@ def test_a_failing_build_step_fails_the_reset_with_its_log(tmp_path: Path, docke
     finally:
         env.close()
     assert _containers() == before
+
+
+SEPARATE_TEST_SH = """\
+#!/bin/bash
+want=$(python3 -c "import csv; print(sum(int(r['amount']) for r in csv.DictReader(open('/app/data/invoices.csv'))))")
+got=$(tr -d '[:space:]' < /app/total.txt 2>/dev/null)
+[ "$got" = "$want" ] && [ -f /app/made.txt ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt
+"""
+
+
+def test_a_separate_verifier_starts_from_the_image_with_only_the_artifacts(tmp_path: Path, docker_image: str) -> None:
+    root = write_task(tmp_path / "t", test_sh=SEPARATE_TEST_SH, dockerfile=DOCKERFILE.format(image=docker_image))
+    toml = root / "task.toml"
+    toml.write_text('artifacts = ["/app/total.txt"]\n' + toml.read_text().replace(
+        "[verifier]\n", '[verifier]\nenvironment_mode = "separate"\n'))
+    total = "python3 -c \"import csv; print(sum(int(r['amount']) for r in csv.DictReader(open('/app/data/invoices.csv'))))\""
+    tamper = "printf 'id,amount\\n1,1000\\n' > /app/data/invoices.csv && echo 1000 > /app/total.txt && rm /app/made.txt"
+    rewards = []
+    with jobenv.make(str(root), sandbox="docker") as env:
+        for command in (f"{total} > /app/total.txt", tamper):
+            env.reset()
+            env.step({"name": "bash", "arguments": {"command": command}})
+            rewards.append(env.step({"name": "submit", "arguments": {}})[1])
+    assert rewards == [1.0, 0.0]  # the data and made.txt come back from the image: only total.txt is the agent's
