@@ -60,7 +60,7 @@ def harbor_limits(base: SandboxLimits, spec: HarborSpec) -> SandboxLimits:
 
     from ..errors import TaskFormatError, first_problem
     from ..sandbox.base import WORKSPACE, SandboxLimits
-    from .verifier import resolve_env
+    from .spec import resolve_env
 
     aliases = dict(base.aliases)
     if spec.workdir != WORKSPACE:

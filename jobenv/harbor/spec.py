@@ -14,6 +14,7 @@ source outside ``environment/`` and a workdir the local sandbox cannot serve.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import shlex
@@ -26,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ..errors import TaskFormatError, first_problem
 
-__all__ = ["HarborSpec", "HarborTaskToml", "read_task_dir", "is_task_dir", "copied_files", "made_dirs",
+__all__ = ["resolve_env", "HarborSpec", "HarborTaskToml", "read_task_dir", "is_task_dir", "copied_files", "made_dirs",
            "DEFAULT_WORKDIR"]
 
 DEFAULT_WORKDIR = "/workspace"
@@ -153,6 +154,27 @@ def _network(mode: str | None, hosts: list[str] | None) -> tuple[Literal["off", 
     if mode == "allowlist" and hosts:
         return "web", tuple(hosts)
     return "off", None
+
+
+_TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?\}")
+
+
+def resolve_env(env: dict[str, str], host: dict[str, str] | None = None) -> dict[str, str]:
+    """A ``[verifier]`` or ``[environment]`` ``env`` with each whole-value ``${VAR}`` / ``${VAR:-default}`` replaced from ``host`` (default:
+    this process's environment). ValueError names a variable that is unset and has no default."""
+    host = dict(os.environ) if host is None else host
+    out = {}
+    for key, value in env.items():
+        m = _TEMPLATE.fullmatch(value)
+        if m is None:
+            out[key] = value
+        elif m.group(1) in host:
+            out[key] = host[m.group(1)]
+        elif m.group(2) is not None:
+            out[key] = m.group(2)
+        else:
+            raise ValueError(f"verifier env {key}: ${{{m.group(1)}}} is not set on the host and has no default")
+    return out
 
 
 _INSTRUCTION = re.compile(r"^\s*(COPY|ADD|WORKDIR)\s+(.*?)\s*$", re.I)

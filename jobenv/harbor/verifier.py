@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import os
 import re
 import shlex
 import time
@@ -30,31 +29,13 @@ from typing import Any
 
 from ..judge.base import Judge
 from ..judge.report import GradeReport
+from .spec import resolve_env
 
-__all__ = ["HarborVerifier", "grader_for", "parse_reward", "resolve_env"]
+__all__ = ["HarborVerifier", "grader_for", "parse_reward"]
 
 _STAGE = ".jobenv-harbor"  # where tests/ are written in the verifier's workspace before moving to /tests
 _TESTS, _LOGS = "/tmp/jobenv-harbor/tests", "/tmp/jobenv-harbor/logs"
-_TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?\}")
 _REWARD_CAP = 64 * 1024
-
-
-def resolve_env(env: dict[str, str], host: dict[str, str] | None = None) -> dict[str, str]:
-    """``[verifier] env`` with each whole-value ``${VAR}`` / ``${VAR:-default}`` replaced from ``host`` (default:
-    this process's environment). ValueError names a variable that is unset and has no default."""
-    host = dict(os.environ) if host is None else host
-    out = {}
-    for key, value in env.items():
-        m = _TEMPLATE.fullmatch(value)
-        if m is None:
-            out[key] = value
-        elif m.group(1) in host:
-            out[key] = host[m.group(1)]
-        elif m.group(2) is not None:
-            out[key] = m.group(2)
-        else:
-            raise ValueError(f"verifier env {key}: ${{{m.group(1)}}} is not set on the host and has no default")
-    return out
 
 
 def parse_reward(kind: str, text: str) -> tuple[float, dict[str, float]]:
