@@ -48,7 +48,7 @@ __all__ = [
     "rubric",
 ]
 
-GENERATOR_VERSION = "2.1.0"  # 2.1: the gate grades with the instructions and runs hedges in place and guesses
+GENERATOR_VERSION = "2.2.0"  # 2.2: one-unit tolerances, stated precision, no near-ties at a graded top
 
 
 class DegenerateTask(JobenvError):
@@ -92,8 +92,10 @@ def rnd(x: float, decimals: int) -> float:
 
 
 def tol(decimals: int) -> float:
-    """Tolerance accepting a value correctly rounded to ``decimals`` places (or unrounded)."""
-    return round(0.5 * 10 ** (-decimals) + 1e-9, 12)
+    """Tolerance of a graded figure stated to ``decimals`` places: one unit in the last place, so a value rounded
+    another way (or from rounded intermediates) still counts, while the gates keep every other graded answer at
+    least two units away."""
+    return round(10 ** (-decimals) + 1e-9, 12)
 
 
 def near_rounding_boundary(x: float, decimals: int, eps: float = 1e-6) -> bool:
@@ -111,10 +113,11 @@ def num_text(x: float, decimals: int | None = None) -> str:
 
 
 def nice_between(lo: float, hi: float, decimals: int) -> float:
-    """A round-looking number strictly between ``lo`` and ``hi``, clear of both at the graded rounding."""
+    """A round-looking number strictly between ``lo`` and ``hi``, more than two units of the graded place from
+    both (so a value within its one-unit tolerance is on the same side)."""
     if hi <= lo:
         raise DegenerateTask("empty interval for a threshold")
-    gap = 0.5 * 10 ** (-decimals) + 1e-9
+    gap = 2 * 10 ** (-decimals) + 1e-9
     span = hi - lo
     for exp in range(int(math.floor(math.log10(max(abs(hi), 1e-9)))) + 1, -decimals - 1, -1):
         for mult in (1, 5, 2.5, 2):

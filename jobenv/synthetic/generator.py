@@ -8,7 +8,8 @@ and a task does not change when ``n`` grows, except that a draw whose graded fac
 task's is redrawn.
 
 Quality gates (a draw failing one is dropped and redrawn from the next attempt's stream):
-- ``degenerate``: ties at a threshold, values on a rounding boundary, a trap that changes nothing;
+- ``degenerate``: ties at a threshold, values on a rounding boundary, a trap that changes nothing, a graded
+  "top" less than two units of the last graded place ahead of the next;
 - ``planting``: the ground truth computed from the files disagrees with the one computed from the
   clean records (a trap planted wrongly);
 - ``ground truth``: a fact-anchored criterion fails on the ground-truth outputs, graded with the judge's
@@ -17,6 +18,8 @@ Quality gates (a draw failing one is dropped and redrawn from the next attempt's
 - ``naive``: the naive answer to a planted trap still earns that trap's rubric;
 - ``probe``: the judge's grader probes (:func:`jobenv.judge.probes.probe_rubrics`) find a paraphrase of the
   ground truth that loses a criterion, a hedge that keeps a rubric, or a blind answer above 0.05;
+- ``audit``: :func:`jobenv.synthetic.audit.audit_task` finds a defect (a tolerance under one unit, a precision
+  or rounding rule unstated, a phantom row, a near-tie at a graded top);
 - ``duplicate``: the graded facts equal another task's in the split;
 - ``size``: the task folder exceeds the size budget.
 """
@@ -215,6 +218,9 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
     engine._TABLES.clear()
     params = json.loads(json.dumps(plan.params, default=lambda o: o.item()))  # exactly what solve.py will hold
     facts, rows = engine.analyse(str(folder), params)
+    gap = facts.get("top_gap")
+    if gap is not None and gap < 2:  # "the top" must not hinge on a unit of rounding
+        raise DegenerateTask(f"the top two are {gap:g} units apart at the graded precision")
     for k in ("flagged", "decision", "top"):
         if k in plan.truth and plan.truth[k] != facts[k]:
             raise QualityGateError(f"planting: {k} from the files is {facts[k]!r}, from the clean records {plan.truth[k]!r}")
@@ -276,6 +282,11 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
                       "decision_words": params["deliverables"]["memo"]["decision"]})
     (task_dir / "meta.json").write_text(_json(meta.model_dump(mode="json")), encoding="utf-8")
     (task_dir / "task_card.md").write_text(_card(plan, facts, traps), encoding="utf-8")
+    from .audit import audit_task
+
+    problems = audit_task(task_dir, regrade=False)
+    if problems:
+        raise QualityGateError(f"audit: {problems[0]}")
     return expected, fh
 
 

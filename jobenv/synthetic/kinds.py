@@ -106,6 +106,10 @@ class Kind:
         raise NotImplementedError
 
     def memo(self, rng: random.Random, sc: Scenario, fields: list[dict[str, Any]]) -> dict[str, Any]:
+        for f in fields:  # every graded figure says its precision where it is asked for
+            if "decimals" in f and "decimal" not in f["hint"]:
+                d = int(f["decimals"])
+                f["hint"] += f", {d} decimal{'s' if d != 1 else ''}" if d else ", whole number"
         title = rng.choice(("Findings", "Summary for management", "Decision memo", "Briefing note")) + ": " + sc.metric_noun
         pos, neg = self.decision_words
         return {"file": rng.choice(("memo.md", "findings.md", "briefing_note.md", "decision_memo.md", "summary_memo.txt")),
@@ -170,7 +174,8 @@ class GroupMetric(Kind):
         if A["metric"] == "slope":
             rules.append(f"Definition: the trend is the ordinary least-squares slope of {sc.value} on {A['x']}, "
                          f"rounded to {d} decimal places.")
-        rules.append(f"Rounding: report {sc.metric_noun} to {d} decimal place{'s' if d != 1 else ''}; counts are whole numbers.")
+        rules.append(f"Rounding: report {sc.metric_noun} to {d} decimal place{'s' if d != 1 else ''}, half up; counts are "
+                     "whole numbers.")
         if sc.metric.get("exceptions"):
             ex = self._exceptions(rng, sc, pop, A)
             if ex:

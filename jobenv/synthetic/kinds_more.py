@@ -68,7 +68,8 @@ class Change(Kind):
         A["limit"] = limit
         rules.append(f"Threshold: a {sc.group_noun} is flagged when the absolute percentage change is above "
                      f"{num_text(limit)}% (after rounding the percentage to 1 decimal place).")
-        rules.append(f"Rounding: amounts to {sc.decimals} decimal places, percentages to 1 decimal place.")
+        rules.append(f"Rounding: amounts (totals included) to {sc.decimals} decimal places, percentages to 1 decimal "
+                     "place, half up.")
         truth, rows = engine.change(pop, {"analysis": dict(probe_A, limit=limit), "id_col": sc.id})
         if bool(truth["flagged"]) != decision:
             raise DegenerateTask("decision target missed")
@@ -144,7 +145,7 @@ class Scoring(Kind):
                  "Weights: " + ", ".join(f"{c['column']} {c['weight']}% ({'higher' if c['better'] == 'high' else 'lower'} is better)"
                                          for c in criteria) + ".",
                  f"Incumbent: the current supplier is {A['incumbent']}; renew only if it has the highest score.",
-                 f"Rounding: scores to {sc.decimals} decimal places."]
+                 f"Rounding: scores to {sc.decimals} decimal places, half up."]
         return {"written": opts, "params": {"analysis": A}, "lookups": {}, "truth": truth, "rules": rules}
 
     def premise(self, rng: random.Random, sc: Scenario, truth: dict[str, Any], *, holds: bool,
@@ -208,7 +209,8 @@ class Matching(Kind):
                  "amount when the counterparty lacks it (missing_in_other), plus theirs when we lack it (missing_in_source). "
                  "Both totals count every exception and leave matched records out.",
                  f"Materiality: hold the sign-off when the total absolute unexplained difference is above {num_text(A['materiality'])} {sc.unit}.",
-                 f"Statement: the counterparty's figures are in {other_name} (column amount_billed)."]
+                 f"Statement: the counterparty's figures are in {other_name} (column amount_billed).",
+                 "Rounding: amounts and differences to 2 decimal places, half up."]
         lookup = {"statement": ({**A["other"], "key": sc.id, "value": "amount_billed", "sheet": "Statement",
                                  "note": "Counterparty statement as received."}, theirs)}
         return {"written": ours, "params": {"analysis": A}, "lookups": lookup, "truth": truth, "rules": rules}
@@ -287,7 +289,9 @@ class Reorder(Kind):
                  "square root of lead time; lead times and stock on hand are in " + name + ".",
                  f"Order when stock on hand is below the reorder point (rounded to {sc.decimals} decimal place); order quantity "
                  f"= reorder point + {cover} days of average demand - stock on hand, rounded up to a whole kit.",
-                 f"Rounding: demand and reorder points to {sc.decimals} decimal place."]
+                 f"Urgency: the most urgent {sc.group_noun} is the one whose stock on hand is furthest below its reorder "
+                 "point (the lowest stock on hand minus reorder point; furthest above it when none is below).",
+                 f"Rounding: demand and reorder points to {sc.decimals} decimal place, half up."]
         lookups = {"lead": (spec_l, frame), "on_hand": (spec_o, frame)}
         return {"written": written, "params": {"analysis": A}, "lookups": lookups, "truth": truth, "rules": rules}
 

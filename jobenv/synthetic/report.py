@@ -69,10 +69,18 @@ def split_report(task_dirs: list[Path], stats: Any = None, *, max_pairs: int = 1
         "weights": [min(weights), max(weights)] if weights else [],
         "llm_graded_rubrics": llm,
         "distinct_graded_facts": len({m["facts_hash"] for m in metas}),
+        "audit_problems": _audit(task_dirs),
     }
     if stats is not None:
         rep["rejected_draws"] = dict(sorted(stats.rejected.items()))
     return rep
+
+
+def _audit(task_dirs: list[Path]) -> dict[str, int]:
+    """Audit problems of the split by class (:mod:`jobenv.synthetic.audit`); empty for a sound split."""
+    from .audit import audit_task
+
+    return dict(sorted(Counter(p.split(":", 1)[0] for d in task_dirs for p in audit_task(Path(d))).items()))
 
 
 def _kv(d: dict[str, Any]) -> str:
@@ -102,6 +110,7 @@ def format_report(rep: dict[str, Any]) -> str:
         f"rubrics per task     {rep['rubrics_per_task']:.2f} (criteria per rubric {rep['criteria_per_rubric']:.2f}, "
         f"weights {rep['weights'][0]}-{rep['weights'][1]}, LLM-graded rubrics {rep['llm_graded_rubrics']})",
         f"distinct graded facts {rep['distinct_graded_facts']} of {rep['tasks']}",
+        f"audit problems       {_kv(rep['audit_problems']) or 'none'}",
     ]
     if "rejected_draws" in rep:
         lines.append(f"rejected draws       {_kv(rep['rejected_draws']) or 'none'}")

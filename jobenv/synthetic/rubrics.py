@@ -104,7 +104,7 @@ def _trap_items(plan: Plan, facts: dict[str, Any], rows: list[dict[str, Any]], n
 
 def _differs(a: Any, b: Any, decimals: int) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-        return abs(float(a) - float(b)) > 10 ** (-decimals) * 0.99
+        return abs(float(a) - float(b)) > 10 ** (-decimals) * 1.5  # beyond the one-unit tolerance
     return a != b
 
 

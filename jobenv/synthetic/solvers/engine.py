@@ -22,13 +22,13 @@ def fmt(x, decimals):
     return f"{rnd(x, decimals):.{int(decimals)}f}"
 
 
-_TABLES = {}  # type: dict  # (path, layout, table, skipped sheets) -> frame; the generator clears it for every task
+_TABLES = {}  # type: dict  # (path, layout, table, sheet, skipped sheets) -> frame; the generator clears it for every task
 
 
 def read_table(folder, src):
     """One data source (csv, every data sheet of a workbook, or a SQLite table) as one frame of text cells."""
     path = os.path.join(folder, src["file"])
-    key = (os.path.abspath(path), src["layout"], src.get("table"), tuple(src.get("skip_sheets", [])))
+    key = (os.path.abspath(path), src["layout"], src.get("table"), src.get("sheet"), tuple(src.get("skip_sheets", [])))
     if key not in _TABLES:
         _TABLES[key] = _read_table(path, src)
     return _TABLES[key].copy()
@@ -39,7 +39,10 @@ def _read_table(path, src):
     if layout == "csv":
         frames = [pd.read_csv(path, dtype=str, keep_default_na=False)]
     elif layout == "xlsx":
-        sheets = pd.read_excel(path, sheet_name=None, dtype=str, keep_default_na=False)
+        # a lookup names its sheet (a workbook's other sheets are notes, not rows); a data source takes them all
+        sheets = pd.read_excel(path, sheet_name=src.get("sheet"), dtype=str, keep_default_na=False)
+        if src.get("sheet") is not None:
+            sheets = {src["sheet"]: sheets}
         frames = []
         for name, df in sheets.items():
             if name in src.get("skip_sheets", []):
@@ -180,6 +183,14 @@ def _compare(s, op, val):
     raise SystemExit(f"unknown operator {op}")
 
 
+def top_gap(values, d):
+    """How far the best of ``values`` (higher is better) leads the next, in units of the last graded place
+    (10 ** -d), both rounded to ``d`` places first; None with fewer than two. A gap under 2 makes "the top" a
+    coin toss for anyone whose rounding differs by a unit, so the generator refuses such a draw."""
+    ranked = sorted((rnd(v, d) for v in values if v == v), reverse=True)  # NaN (no base) never leads
+    return None if len(ranked) < 2 else round((ranked[0] - ranked[1]) * 10 ** d, 6)
+
+
 def _flag(value, A):
     lim = float(A["limit"])
     return value > lim if A.get("direction", "above") == "above" else value < lim
@@ -201,9 +212,10 @@ def group_metric(df, P):
     pick = max if A.get("direction", "above") == "above" else min
     top = pick(eligible, key=lambda k: eligible[k][1]) if eligible else ""
     flagged = sorted(k for k, v in stats.items() if v[3])
+    sign = 1.0 if pick is max else -1.0
     facts = {"records": int(len(df)), "groups": len(stats), "top": top,
              "top_value": rnd(eligible[top][1], d) if top else None, "flagged": flagged,
-             "decision": bool(flagged)}
+             "decision": bool(flagged), "top_gap": top_gap([sign * v[1] for v in eligible.values()], d)}
     if A["metric"] in ("sum", "mean") and A.get("total", True):
         facts["total"] = rnd(float(df[A["value"]].sum()), 2)
     ex = A.get("exceptions")
@@ -239,8 +251,9 @@ def change(df, P):
     tb, tc = float(b.sum()), float(c.sum())
     facts = {"records": int(len(base) + len(cur)), "groups": len(moves), "top": top,
              "top_value": rnd(moves[top][0], d) if top else None, "flagged": flagged, "decision": bool(flagged),
-             "total_base": rnd(tb, 2), "total": rnd(tc, 2),
-             "total_pct": rnd((tc - tb) / tb * 100.0, 1) if tb else None}
+             "total_base": rnd(tb, d), "total": rnd(tc, d),
+             "total_pct": rnd((tc - tb) / tb * 100.0, 1) if tb else None,
+             "top_gap": top_gap([abs(m[0]) for m in moves.values()], d)}
     return facts, rows
 
 
@@ -266,7 +279,7 @@ def scoring(df, P):
     winner = ranked[0][1] if ranked else ""
     facts = {"records": int(len(df)), "groups": int(len(ok)), "top": winner, "top_value": ranked[0][0] if ranked else None,
              "flagged": sorted(str(x) for x in df[idc] if str(x) not in rank),
-             "decision": winner == A["incumbent"]}
+             "decision": winner == A["incumbent"], "top_gap": top_gap([t[0] for t in ranked], d)}
     return facts, rows
 
 
@@ -310,7 +323,8 @@ def matching_frames(df, other, A, naive):
     facts = {"records": int(len(df)), "groups": len(rows), "top": max(rows, key=lambda r: abs(r["difference"]))[key] if rows else "",
              "top_value": None, "flagged": sorted(r[key] for r in rows), "counts": counts,
              "net": rnd(net, 2), "exposure": rnd(exposure, 2), "total": rnd(float(df[amt].sum()), 2),
-             "decision": rnd(exposure, 2) > float(A["materiality"])}
+             "decision": rnd(exposure, 2) > float(A["materiality"]),
+             "top_gap": top_gap([abs(r["difference"]) for r in rows], 2)}
     return facts, rows
 
 
@@ -344,7 +358,8 @@ def reorder(df, P):
     top = min(stats, key=lambda k: stats[k][1]) if stats else ""
     facts = {"records": int(len(df)), "groups": len(rows), "top": top, "top_value": rnd(stats[top][0], d) if top else None,
              "flagged": sorted(flagged), "decision": bool(flagged),
-             "total_qty": int(sum(r["qty"] for r in rows))}
+             "total_qty": int(sum(r["qty"] for r in rows)),
+             "top_gap": top_gap([-m[1] for m in stats.values()], d)}
     return facts, rows
 
 
@@ -353,6 +368,7 @@ def resolve_lookups(folder, P):
     A = dict(P["analysis"])
     for name, spec in P.get("lookups", {}).items():
         t = read_table(folder, spec)
+        t = t[t[spec["key"]].astype(str).str.strip() != ""]  # a blank row is no entry
         t = t.drop_duplicates(subset=[spec["key"]], keep="last")
         table = {str(k).strip(): float(v) for k, v in zip(t[spec["key"]], pd.to_numeric(t[spec["value"]]))}
         for k, v in list(A.items()):
