@@ -16,6 +16,7 @@ Quality gates (a draw failing one is dropped and redrawn from the next attempt's
   own check evaluator (:func:`jobenv.judge.checks.evaluate_check`);
 - ``empty``: an empty output passes a rubric;
 - ``naive``: the naive answer to a planted trap still earns that trap's rubric;
+- ``naive pipeline``: the obvious procedure with every shortcut at once scores above ``MAX_NAIVE_SCORE`` (0.5);
 - ``probe``: the judge's grader probes (:func:`jobenv.judge.probes.probe_rubrics`) find a paraphrase of the
   ground truth that loses a criterion, a hedge that keeps a rubric, or a blind answer above 0.05;
 - ``audit``: :func:`jobenv.synthetic.audit.audit_task` finds a defect (a tolerance under one unit, a precision
@@ -48,12 +49,15 @@ from .common import GENERATOR_VERSION, DegenerateTask, Plan
 from .professions import PROFESSIONS
 from .scenarios import scenarios_for
 
-__all__ = ["GENERATOR_VERSION", "DEFAULT_SPLIT_SIZE", "MAX_TASK_BYTES", "TaskMeta", "GenerationStats",
+__all__ = ["GENERATOR_VERSION", "DEFAULT_SPLIT_SIZE", "MAX_TASK_BYTES", "MAX_NAIVE_SCORE", "NAIVE_PIPELINE",
+           "TaskMeta", "GenerationStats", "weighted_score",
            "QualityGateError", "assignment", "write_task", "generate", "ensure_default_split", "grade_checks"]
 
 DEFAULT_SPLIT_SIZE = 24
 MAX_TASK_BYTES = 6_000_000
 MAX_ATTEMPTS = 30
+MAX_NAIVE_SCORE = 0.5
+NAIVE_PIPELINE = ("duplicates", "file", "units", "scope", "premise")  # every shortcut of rubrics.NAIVE_FLAG
 SPLIT_MARKER = ".jobenv-synthetic.json"
 _ENGINE = Path(__file__).resolve().parent / "solvers" / "engine.py"
 
@@ -61,7 +65,7 @@ _ENGINE = Path(__file__).resolve().parent / "solvers" / "engine.py"
 class TaskMeta(BaseModel):
     """meta.json of a generated task (host-side; never shown to the agent)."""
 
-    schema_version: int = 2
+    schema_version: int = 3  # 3: naive_score
     generator: str = "jobenv.synthetic"
     generator_version: str
     seed: int
@@ -79,6 +83,7 @@ class TaskMeta(BaseModel):
     expected: dict[str, Any]
     deliverables: dict[str, Any]
     facts_hash: str
+    naive_score: float | None = None  # what the naive pipeline (every shortcut at once) scores under the checks
 
 
 @dataclass
@@ -135,7 +140,7 @@ def assignment(seed: int, index: int, attempt: int = 0) -> dict[str, Any]:
     sc = options[(offset + index // len(order) + attempt // 10) % len(options)]
     r = random.Random(f"jobenv-synthetic-traps:{GENERATOR_VERSION}:{seed}:{index}")
     return {"occupation": occ, "scenario": sc, "decision": _balanced(seed, index, "decision"),
-            "premise": _balanced(seed, index, "premise"), "extra_traps": r.choices((0, 1, 2), (3, 5, 2))[0]}
+            "premise": _balanced(seed, index, "premise"), "extra_traps": r.choices((1, 2, 3), (4, 4, 2))[0]}
 
 
 def _json(obj: Any) -> str:
@@ -187,6 +192,14 @@ def grade_checks(rubrics: list[Rubric], output_dir: Path, instructions: str = ""
     return [[None if v is None else bool(v[0]) for v in row] for row in verdicts]
 
 
+def weighted_score(rubrics: list[Rubric], verdicts: list[list[bool | None]]) -> float:
+    """The share of rubric weight whose check-graded criteria all pass; a rubric only the LLM grades counts as
+    passed (so a score is never lowered by what checks cannot see)."""
+    total = sum(r.weight for r in rubrics)
+    got = sum(r.weight for r, row in zip(rubrics, verdicts, strict=True) if all(v is not False for v in row))
+    return round(got / total, 4) if total else 0.0
+
+
 def _passes(row: list[bool | None]) -> bool:
     graded = [x for x in row if x is not None]
     return bool(graded) and all(graded)
@@ -198,8 +211,11 @@ def _facts_hash(rubrics: list[Rubric]) -> str:
 
 
 def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: int, role: str,
-               judgement: bool = True) -> tuple[dict[str, Any], str]:
+               judgement: bool = True, max_naive: float | None = MAX_NAIVE_SCORE) -> tuple[dict[str, Any], str]:
     """Write one planned task to ``task_dir`` (which must not exist), build its rubrics and run the gates.
+
+    ``max_naive``: the naive pipeline's highest score accepted (None: not gated, for a plan built to isolate
+    one trap, whose other facts a shortcut cannot move).
 
     Returns (expected facts, facts hash). Raises QualityGateError or DegenerateTask when a gate fails.
     """
@@ -256,6 +272,16 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
             engine.write_outputs(str(nout), params, nf, nr)
             if _passes(grade_checks(rubrics, nout, plan.instructions)[i]):
                 raise QualityGateError(f"naive: the naive answer to {kind} still earns {rubrics[i].text!r}")
+        # the naive pipeline: the obvious procedure with every shortcut at once (no de-duplication, the first
+        # file, no unit conversion, no scope rule, the premise taken on trust) must not pass the task
+        naive_dir = scratch / "naive-pipeline"
+        nf, nr = engine.analyse(str(folder), params, naive=NAIVE_PIPELINE)
+        engine._TABLES.clear()
+        engine.write_outputs(str(naive_dir), params, nf, nr)
+        naive_score = weighted_score(rubrics, grade_checks(rubrics, naive_dir, plan.instructions))
+        if max_naive is not None and naive_score > max_naive:
+            raise QualityGateError(f"naive pipeline: the obvious procedure scores {naive_score:.2f} "
+                                   f"(at most {max_naive})")
         # the judge's grader probes: a paraphrased ground truth keeps every criterion, a hedged one loses the
         # hedged rubrics (a second line or in-place hedges), a blind spray or guess earns at most 0.05
         problems = probe_rubrics(rubrics, outputs, scratch / "probes", full=False, instructions=plan.instructions)
@@ -276,7 +302,7 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
         reference_files=[{"name": f.name, "role": f.role, "description": f.description} for f in plan.files],
         ground_truth={"script": "ground_truth/solve.py", "outputs": "ground_truth/outputs", "params": "ground_truth/params.json",
                       "command": "python solve.py TASK_FOLDER OUTPUT_DIR"},
-        expected=json.loads(_json(expected)), facts_hash=fh,
+        expected=json.loads(_json(expected)), facts_hash=fh, naive_score=naive_score,
         deliverables={"table": params["deliverables"]["table"]["file"], "memo": params["deliverables"]["memo"]["file"],
                       "exceptions": (params["deliverables"].get("exceptions") or {}).get("file"),
                       "decision_words": params["deliverables"]["memo"]["decision"]})

@@ -70,6 +70,8 @@ def split_report(task_dirs: list[Path], stats: Any = None, *, max_pairs: int = 1
         "llm_graded_rubrics": llm,
         "distinct_graded_facts": len({m["facts_hash"] for m in metas}),
         "audit_problems": _audit(task_dirs),
+        "naive_pipeline_score": ([min(ns), statistics.median(ns), max(ns)]
+                                 if (ns := [m["naive_score"] for m in metas if m.get("naive_score") is not None]) else []),
     }
     if stats is not None:
         rep["rejected_draws"] = dict(sorted(stats.rejected.items()))
@@ -111,6 +113,8 @@ def format_report(rep: dict[str, Any]) -> str:
         f"weights {rep['weights'][0]}-{rep['weights'][1]}, LLM-graded rubrics {rep['llm_graded_rubrics']})",
         f"distinct graded facts {rep['distinct_graded_facts']} of {rep['tasks']}",
         f"audit problems       {_kv(rep['audit_problems']) or 'none'}",
+        "naive pipeline score " + ("-" if not rep["naive_pipeline_score"] else
+                                   "min {:.2f}, median {:.2f}, max {:.2f}".format(*rep["naive_pipeline_score"])),
     ]
     if "rejected_draws" in rep:
         lines.append(f"rejected draws       {_kv(rep['rejected_draws']) or 'none'}")

@@ -99,7 +99,8 @@ def _trap_items(plan: Plan, facts: dict[str, Any], rows: list[dict[str, Any]], n
                 if r.get(col["key"]) is not None:
                     cells.append(_cell_check(table, key_col, col, r))
     rng.shuffle(cells)
-    return cands[:2] + cells[: max(1, 3 - len(cands[:2]))]
+    items = cands[:2] + cells[: max(1, 3 - len(cands[:2]))]
+    return items + cands[2:2 + max(0, 3 - len(items))]  # three where the trap moves enough facts
 
 
 def _differs(a: Any, b: Any, decimals: int) -> bool:

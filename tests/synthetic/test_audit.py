@@ -97,7 +97,7 @@ def _write(plan, tmp: Path) -> Path | None:
     d = tmp / "t"
     shutil.rmtree(d, ignore_errors=True)
     try:
-        write_task(plan, d, seed=0, index=0, attempt=0, role=str(plan.meta["role"]), judgement=False)
+        write_task(plan, d, seed=0, index=0, attempt=0, role=str(plan.meta["role"]), judgement=False, max_naive=None)
     except JobenvError:
         return None
     return d
@@ -162,3 +162,30 @@ def test_a_lookup_is_read_from_its_own_sheet(tmp_path):
         assert audit_task(task) == []
         return
     raise AssertionError("no budget task with an xlsx lookup in 40 draws")
+
+
+def test_the_naive_pipeline_fails_every_accepted_task(split, tmp_path):
+    """The obvious procedure with every shortcut at once, graded by the judge's own checks evaluator through
+    jobenv's checks judge: at most 0.5 on every task, and as the task records."""
+    import asyncio
+
+    from jobenv.judge import make_judge
+    from jobenv.synthetic.generator import MAX_NAIVE_SCORE, NAIVE_PIPELINE
+    from jobenv.synthetic.solvers import engine
+    from jobenv.tasks import load_task_dir
+
+    judge = make_judge("checks")
+    _, paths = split
+    scores = []
+    for i, task_dir in enumerate(paths):
+        task = load_task_dir(task_dir, "synthetic")
+        params = json.loads((task_dir / "ground_truth" / "params.json").read_text())
+        engine._TABLES.clear()
+        facts, rows = engine.analyse(str(task_dir / "task_folder"), params, naive=NAIVE_PIPELINE)
+        out = tmp_path / f"naive{i}"
+        engine.write_outputs(str(out), params, facts, rows)
+        report = asyncio.run(judge.grade(task, out))
+        scores.append(report.normalized_score)
+        assert report.normalized_score <= MAX_NAIVE_SCORE + 1e-9, (task.id, report.normalized_score)
+        assert abs(task.meta["naive_score"] - report.normalized_score) < 0.02, task.id
+    assert max(scores) <= 0.5 and min(scores) >= 0.0

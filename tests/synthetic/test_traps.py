@@ -48,7 +48,8 @@ def _make(tmp_path: Path, trap: str, key: str):
         try:
             plan = plan_task(rng, sc, sc.professions[0], decision=bool(attempt % 2), premise=trap != "false_premise",
                              extra_traps=0, traps=forced)
-            write_task(plan, task_dir, seed=0, index=0, attempt=attempt, role="Director", judgement=False)
+            write_task(plan, task_dir, seed=0, index=0, attempt=attempt, role="Director", judgement=False,
+                       max_naive=None)
             return plan, task_dir
         except (DegenerateTask, QualityGateError):
             continue
