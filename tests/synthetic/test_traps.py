@@ -124,3 +124,16 @@ def test_every_trap_kind_is_reachable():
     from jobenv.synthetic.build import TRAP_KINDS
 
     assert {t for t, _ in CASES} == set(TRAP_KINDS)
+
+
+def test_a_unit_conversion_of_whole_numbers_keeps_its_fractions():
+    """A column read as whole numbers, some in another unit: converted, they are fractions (this crashed a draw)."""
+    import pandas as pd
+
+    from jobenv.synthetic.solvers.engine import to_units
+
+    df = pd.DataFrame({"volume": [12, 7, 1500], "unit": ["kl", "kl", "l"]})
+    P = {"units": {"column": "volume", "unit_column": "unit", "labels": {"l": 1000}, "reporting": "kl"}}
+    out = to_units(df.copy(), P, ())
+    assert list(out["volume"]) == [12.0, 7.0, 1.5] and list(out["unit"]) == ["kl", "kl", "kl"]
+    assert list(to_units(df.copy(), P, ("units",))["volume"]) == [12, 7, 1500]  # the naive reading converts nothing

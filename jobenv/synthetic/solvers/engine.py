@@ -78,7 +78,7 @@ def to_units(df, P, naive):
             base = pd.to_numeric(df[col], errors="coerce") if col in df.columns else None
             df[col] = scaled if base is None else base.where(base.notna(), scaled)
             df = df.drop(columns=[alt_header])
-    df[col] = pd.to_numeric(df[col], errors="coerce")
+    df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)  # a converted whole number need not stay whole
     unit_col = u.get("unit_column")
     if unit_col and unit_col in df.columns and "units" not in naive:
         for label, factor in u.get("labels", {}).items():
