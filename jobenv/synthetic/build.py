@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from .common import DegenerateTask, Plan, RefFile, near_rounding_boundary
-from .compose import email_text, instructions, meeting_notes, person, policy_paragraphs
+from .compose import IDENTITY_NOTE, email_text, instructions, meeting_notes, person, policy_paragraphs
 from .families import KINDS
 from .professions import profession
 from .records import Scenario
@@ -27,7 +27,9 @@ from .writers import write_csv, write_docx, write_pdf, write_sqlite, write_text,
 
 __all__ = ["plan_task", "prepared_records", "TRAP_KINDS"]
 
-TRAP_KINDS = ("duplicates", "stale_file", "conflicting_versions", "unit_scale", "out_of_scope", "false_premise")
+TRAP_KINDS = ("duplicates", "stale_file", "conflicting_versions", "withdrawn_file", "unit_scale", "out_of_scope",
+              "false_premise")
+_VERSION_TRAPS = ("stale_file", "conflicting_versions", "withdrawn_file")  # two extracts, one of them wrong
 _DATES = ("2024-03-31", "2024-06-30", "2024-09-30", "2024-12-31", "2025-03-31")
 
 
@@ -84,7 +86,7 @@ def plan_task(rng: random.Random, sc: Scenario, occupation: str, *, decision: bo
         scope, scope_text = rng.choice(sc.scopes)
     drawn = _draw_traps(rng, sc, kind, extra_traps, scoped=scope is not None)
     if traps is not None:
-        possible = set(_draw_traps(random.Random(0), sc, kind, 9, scoped=scope is not None)) | {"stale_file", "conflicting_versions"}
+        possible = set(_draw_traps(random.Random(0), sc, kind, 9, scoped=scope is not None)) | set(_VERSION_TRAPS)
         if not set(traps) <= possible:
             raise DegenerateTask(f"scenario {sc.key} cannot carry {sorted(set(traps) - possible)}")
         drawn = sorted(traps)
@@ -115,7 +117,8 @@ def plan_task(rng: random.Random, sc: Scenario, occupation: str, *, decision: bo
 
     # -- layout and the planted traps --
     layout = rng.choice(("csv", "xlsx", "sqlite") if len(written) <= 2500 else ("csv", "sqlite"))
-    date = rng.choice(_DATES[1:] if "stale_file" in traps else _DATES)
+    # a stale extract is older than the current one; a withdrawn re-cut is newer (so "the latest" is wrong)
+    date = rng.choice(_DATES[1:] if "stale_file" in traps else _DATES[:-1] if "withdrawn_file" in traps else _DATES)
     ext = {"csv": "csv", "xlsx": "xlsx", "sqlite": "db"}[layout]
     records = written.copy()
     planted: list[dict[str, Any]] = []
@@ -137,9 +140,14 @@ def plan_task(rng: random.Random, sc: Scenario, occupation: str, *, decision: bo
     src = {"file": main_name, "layout": layout, "table": stem, "skip_sheets": ["Notes", "Dictionary"]}
     params["source"] = src
     emails: list[tuple[str, str]] = []
-    if "stale_file" in traps or "conflicting_versions" in traps:
+    if set(traps) & set(_VERSION_TRAPS):
         wrong = _perturb(rng, sc, records)
-        if "stale_file" in traps:
+        if "withdrawn_file" in traps:
+            later = _DATES[min(len(_DATES) - 1, _DATES.index(date) + rng.randint(1, 2))]
+            wrong_name = f"{stem}_{later}.{ext}"
+            planted.append({"kind": "withdrawn_file", "withdrawn": wrong_name, "current": main_name})
+            emails.append(_withdrawal_email(rng, sc, main_name, wrong_name, later))
+        elif "stale_file" in traps:
             old_date = _DATES[max(0, _DATES.index(date) - rng.randint(1, 2))]
             if old_date == date:
                 raise DegenerateTask("no earlier date for the stale extract")
@@ -167,8 +175,11 @@ def plan_task(rng: random.Random, sc: Scenario, occupation: str, *, decision: bo
     role, org = rng.choice(prof.requesters), rng.choice(prof.orgs)
     specific = ([f"Scope: {scope_text}."] if scope else []) + ctx["rules"]
     policy_name = f"{rng.choice(('analysis_rules', 'house_rules', 'working_rules', 'policy_memo', 'guidance'))}_{stem}." + rng.choice(("pdf", "docx"))
-    files.append(_policy_file(rng, policy_name, f"{kind.title} - working rules", sc, specific))
-    emails.insert(0, _delivery_email(rng, sc, main_name, date, requester))
+    # the standing rules differ by task: record identity in the memo or in the delivery e-mail, versions sometimes
+    identity, versions = rng.random() < 0.5, rng.random() < 0.4
+    files.append(_policy_file(rng, policy_name, f"{kind.title} - working rules", sc, specific, identity=identity,
+                              versions=versions))
+    emails.insert(0, _delivery_email(rng, sc, main_name, date, requester, identity_note=not identity))
     for i, (subject, text) in enumerate(emails):
         files.append(RefFile(name=f"email_{i + 1:02d}_{_slug(subject)}.eml", role="email",
                              write=_text_writer(text), description="e-mail"))
@@ -189,7 +200,7 @@ def plan_task(rng: random.Random, sc: Scenario, occupation: str, *, decision: bo
 
 
 def _draw_traps(rng: random.Random, sc: Scenario, kind: Any, n: int, *, scoped: bool) -> list[str]:
-    pool = ["duplicates", rng.choice(("stale_file", "conflicting_versions"))]
+    pool = ["duplicates", rng.choice(_VERSION_TRAPS)]
     if sc.unit_alt and kind.units_ok:
         pool.append("unit_scale")
     if scoped:
@@ -293,9 +304,10 @@ def _lookup_file(spec: dict[str, Any], frame: Any) -> RefFile:
     return RefFile(name=spec["file"], role="lookup", write=write, description="reference table")
 
 
-def _policy_file(rng: random.Random, name: str, title: str, sc: Scenario, specific: list[str]) -> RefFile:
+def _policy_file(rng: random.Random, name: str, title: str, sc: Scenario, specific: list[str], *, identity: bool,
+                 versions: bool) -> RefFile:
     paras = policy_paragraphs(rng, title=title, ident=sc.id, entity=sc.entity, unit=sc.unit, specific=specific,
-                              units_rule=sc.unit_alt is not None)
+                              units_rule=sc.unit_alt is not None, identity=identity, versions=versions)
 
     def write(path: Any) -> None:
         (write_pdf if name.endswith(".pdf") else write_docx)(path, title, paras)
@@ -303,13 +315,16 @@ def _policy_file(rng: random.Random, name: str, title: str, sc: Scenario, specif
     return RefFile(name=name, role="policy", write=write, description="house-rules memo")
 
 
-def _delivery_email(rng: random.Random, sc: Scenario, file: str, date: str, requester: str) -> tuple[str, str]:
+def _delivery_email(rng: random.Random, sc: Scenario, file: str, date: str, requester: str, *,
+                    identity_note: bool = False) -> tuple[str, str]:
     sender = person(rng)
     subject = rng.choice(("Extract delivered", "Data pull for your request", "Files for the review", "Your data request"))
+    note = (" " + IDENTITY_NOTE.format(id=sc.id, entity=sc.entity)) if identity_note else ""
     body = rng.choice((
-        f"Hi,\n\nThe extract you asked for is in the folder as {file}. It was pulled on {date}.\n\n{sender}, Data Office",
-        f"Hello,\n\nAs requested, here is the {sc.entity} extract ({file}). Let me know if a column is unclear.\n\n{sender}",
-        f"{requester.split()[0]},\n\nSaved {file} to the shared folder this morning. Same layout as last time.\n\nRegards,\n{sender}",
+        f"Hi,\n\nThe extract you asked for is in the folder as {file}. It was pulled on {date}.{note}\n\n{sender}, Data Office",
+        f"Hello,\n\nAs requested, here is the {sc.entity} extract ({file}).{note} Let me know if a column is unclear.\n\n{sender}",
+        f"{requester.split()[0]},\n\nSaved {file} to the shared folder this morning. Same layout as last time.{note}\n\n"
+        f"Regards,\n{sender}",
     ))
     return subject, email_text(sender=sender, to=requester, subject=subject, date=date, body=body)
 
@@ -323,6 +338,20 @@ def _version_email(rng: random.Random, sc: Scenario, right: str, wrong: str, dat
         f"Quick note: please disregard {wrong}. It was an intermediate run. The approved extract is {right}.\n\n{sender}",
         f"Hello,\n\nI have double-checked both files. {right} reconciles to the system totals; {wrong} does not, so "
         f"please work from {right}.\n\n{sender}, Data Office",
+    ))
+    return subject, email_text(sender=sender, to="analysis team", subject=subject, date=date, body=body)
+
+
+def _withdrawal_email(rng: random.Random, sc: Scenario, right: str, withdrawn: str, date: str) -> tuple[str, str]:
+    """The data owner recalls the newer re-cut: the evidence lives here, not in a naming or dating rule."""
+    sender = person(rng)
+    reason = rng.choice((f"it picked up {sc.entity}s from a test environment", "the load job ran twice for part of the period",
+                         "a filter change has not been signed off yet", "the unit column was mapped incorrectly"))
+    subject = rng.choice(("Recall of the re-cut extract", "Please do not use the latest extract", "Re-cut withdrawn"))
+    body = rng.choice((
+        f"Hi all,\n\nWe are withdrawing {withdrawn}: {reason}. Until a corrected re-cut is issued, {right} remains the "
+        f"extract of record.\n\n{sender}, Data Office",
+        f"Hello,\n\nPlease ignore {withdrawn} for any reporting. On review, {reason}. Keep working from {right}.\n\n{sender}",
     ))
     return subject, email_text(sender=sender, to="analysis team", subject=subject, date=date, body=body)
 

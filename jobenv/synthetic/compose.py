@@ -13,7 +13,8 @@ from typing import Any
 
 from .professions import FIRST_NAMES, SURNAMES, Profession
 
-__all__ = ["person", "instructions", "policy_paragraphs", "email_text", "meeting_notes", "FILLER_POLICIES"]
+__all__ = ["person", "instructions", "policy_paragraphs", "email_text", "meeting_notes", "FILLER_POLICIES",
+           "IDENTITY_RULE", "IDENTITY_NOTE"]
 
 
 def person(rng: random.Random) -> str:
@@ -136,21 +137,26 @@ FILLER_POLICIES = (
     "Overtime must be approved in advance by the line manager.",
 )
 
-_STANDING = (
-    "Record identity: each {id} is one {entity}. If an extract lists the same {id} more than once, count it once.",
-    "Versions: when more than one version of an extract is in the folder, use the latest one issued (by the date "
-    "in its name or, failing that, by what the data owner says in writing); older versions are for reference only.",
-    "Units: report every amount in {unit}. Convert any figure supplied in another unit before aggregating.",
-)
+IDENTITY_RULE = "Record identity: each {id} is one {entity}. If an extract lists the same {id} more than once, count it once."
+IDENTITY_NOTE = ("Each {id} should appear once; the export tool has been known to repeat rows, so count a repeated "
+                 "{id} once.")
+_VERSIONS = "Versions: work from the extract of record: the one the data owner issued for this request and has not " \
+            "withdrawn or corrected in writing. A newer file name is not by itself a newer version."
+_UNITS = "Units: report every amount in {unit}. Convert any figure supplied in another unit before aggregating."
 
 
 def policy_paragraphs(rng: random.Random, *, title: str, ident: str, entity: str, unit: str,
-                      specific: Sequence[str], units_rule: bool = True) -> list[str]:
+                      specific: Sequence[str], units_rule: bool = True, identity: bool = True,
+                      versions: bool = True) -> list[str]:
     """Paragraphs of the house-rules memo: purpose, analysis rules (standing + task-specific), filler.
 
-    The units rule is stated for every task whose data set could come in another unit, trap or not.
+    Which standing rules a memo carries differs by task: the units rule is stated for every task whose data set
+    could come in another unit, trap or not; the identity rule only with ``identity`` (otherwise the delivery
+    e-mail says it, :data:`IDENTITY_NOTE`); the versions rule only with ``versions`` (the e-mails always say which
+    extract is of record).
     """
-    standing = [s.format(id=ident, entity=entity, unit=unit) for s in _STANDING if units_rule or "Units" not in s]
+    chosen = ([IDENTITY_RULE] if identity else []) + ([_VERSIONS] if versions else []) + ([_UNITS] if units_rule else [])
+    standing = [s.format(id=ident, entity=entity, unit=unit) for s in chosen]
     rules = list(specific) + standing
     rng.shuffle(rules)
     filler = rng.sample(FILLER_POLICIES, rng.randint(2, 4))

@@ -34,7 +34,8 @@ from .common import (
 __all__ = ["build_rubrics", "NAIVE_FLAG"]
 
 # The shortcut a careless analyst takes for each trap kind (a flag understood by the ground-truth engine).
-NAIVE_FLAG = {"duplicates": "duplicates", "stale_file": "file", "conflicting_versions": "file", "unit_scale": "units",
+NAIVE_FLAG = {"duplicates": "duplicates", "stale_file": "file", "conflicting_versions": "file",
+              "withdrawn_file": "file", "unit_scale": "units",
               "out_of_scope": "scope", "false_premise": "premise"}
 
 
@@ -218,6 +219,7 @@ def _trap_text(kind: str, plan: Plan) -> str:
         "duplicates": "Counts each record once, so totals are not inflated by repeated rows",
         "stale_file": "Uses the current extract rather than the superseded one",
         "conflicting_versions": "Uses the version of the extract that the data owner confirmed",
+        "withdrawn_file": "Works from the extract of record, not the newer re-cut that was withdrawn",
         "unit_scale": "Converts figures supplied in another unit before aggregating",
         "out_of_scope": "Applies the scope rule, excluding out-of-scope records",
     }[kind]

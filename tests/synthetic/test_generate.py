@@ -77,7 +77,10 @@ def test_house_rules_live_in_the_memo_not_the_prompt(split_tasks):
             (Path(d) / policy.name).write_bytes(policy.read_bytes())
             text = " ".join(f.text for f in extract_output(Path(d), with_images=False).files)
         assert "Threshold" in text or "Eligibility" in text or "Materiality" in text or "Reorder point" in text
-        assert "decimal place" in text and "Record identity" in text
+        assert "decimal place" in text and "half up" in text
+        # record identity is stated once: in the house rules or in the delivery e-mail, never in the prompt
+        emails = " ".join(p.read_text() for p in t.task_folder.glob("*.eml"))
+        assert ("Record identity" in text) != ("should appear once" in emails)
         assert "Rounding:" not in t.instructions and "Record identity" not in t.instructions
 
 
@@ -188,3 +191,16 @@ def test_negative_n_is_a_clear_error(tmp_path):
 
     with pytest.raises(JobenvError, match="n must be >= 0"):
         generate(-1, 0, tmp_path)
+
+
+def test_the_standing_rules_are_not_one_checklist(split_tasks):
+    """Record identity and versions are stated in some tasks' house rules and not in others' (the e-mails carry
+    the evidence), so no fixed list of rules describes every task."""
+    from jobenv.extract import extract_file
+
+    seen = []
+    for t in split_tasks:
+        policy = next(p for p in t.task_folder.iterdir() if p.suffix in (".pdf", ".docx"))
+        text = extract_file(policy)
+        seen.append(("Record identity" in text, "Versions:" in text))
+    assert 0 < sum(i for i, _ in seen) < len(seen) and 0 < sum(v for _, v in seen) < len(seen), seen

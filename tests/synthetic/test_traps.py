@@ -32,6 +32,7 @@ CASES = [
     ("false_premise", "housing_sales_yoy"),
     ("duplicates", "subscription_recon"),
     ("stale_file", "swab_kits"),
+    ("withdrawn_file", "customer_retention"),
 ]
 
 
@@ -85,6 +86,10 @@ def test_trap_is_planted_changes_the_answer_and_costs_its_rubric(trap, key, tmp_
         assert data[P["id_col"]].duplicated().sum() == declared[trap]["count"] > 0
     elif trap == "stale_file":
         assert (folder / declared[trap]["stale"]).is_file() and declared[trap]["stale"] < declared[trap]["current"]
+    elif trap == "withdrawn_file":  # newer by its name, recalled in writing
+        assert declared[trap]["withdrawn"] > declared[trap]["current"]
+        emails = " ".join(p.read_text() for p in folder.glob("*.eml"))
+        assert declared[trap]["withdrawn"] in emails and declared[trap]["current"] in emails
     elif trap == "conflicting_versions":
         assert (folder / declared[trap]["wrong"]).is_file()
         emails = " ".join(p.read_text() for p in folder.glob("*.eml"))
