@@ -40,6 +40,31 @@ def _plural(noun: str) -> str:
     return noun + ("es" if noun.endswith(("s", "x", "ch")) else "s")
 
 
+def relabel(rng: random.Random, sc: Scenario, fields: list[dict[str, Any]], claim: dict[str, Any] | None,
+            decision: tuple[str, str]) -> None:
+    """Word the memo's bookkeeping labels (records, decision, premise, data file) from the request's own nouns, so
+    no fixed set of labels describes the split; the labels stay distinct within the memo."""
+    ent = sc.entity
+    subject = claim.get("value") if claim else None
+    about = subject if isinstance(subject, str) and 0 < len(subject) <= 40 else sc.metric_noun
+    pools = {
+        "records": (f"{ent.capitalize()}s analysed", f"{ent.capitalize()}s in scope", f"Number of {ent}s counted",
+                    f"{ent.capitalize()} count behind the figures"),
+        "decision": ("Recommendation", f"Call on {sc.metric_noun}", f"What we do about {sc.metric_noun}",
+                     f"Action ({decision[0].lower()} or not)"),
+        "premise": (f"Your view on {about} holds", f"Is your point about {about} right",
+                    f"Assumption about {about} confirmed", f"Check of your note on {about}"),
+        "source_file": ("Extract of record", f"{ent.capitalize()} file relied on", "Data file relied on",
+                        "Source extract"),
+    }
+    taken = {f["label"] for f in fields if f["key"] not in pools}
+    for f in fields:
+        options = [o.replace(":", "") for o in pools.get(f["key"], ()) if o.replace(":", "") not in taken]
+        if options:
+            f["label"] = rng.choice(options)
+            taken.add(f["label"])
+
+
 class Kind:
     """Shared behaviour; subclasses set the analysis."""
 
@@ -105,7 +130,9 @@ class Kind:
         """(table for the prompt, memo file, memo labels with hints, extra deliverable lines); sets params."""
         raise NotImplementedError
 
-    def memo(self, rng: random.Random, sc: Scenario, fields: list[dict[str, Any]]) -> dict[str, Any]:
+    def memo(self, rng: random.Random, sc: Scenario, fields: list[dict[str, Any]],
+             claim: dict[str, Any] | None = None) -> dict[str, Any]:
+        relabel(rng, sc, fields, claim, self.decision_words)
         for f in fields:  # every graded figure says its precision where it is asked for
             if "decimals" in f and "decimal" not in f["hint"]:
                 d = int(f["decimals"])
@@ -246,7 +273,7 @@ class GroupMetric(Kind):
                   {"key": "top_value", "label": f"Value for that {sc.group_noun}",
                    "hint": f"{sc.unit}, {sc.decimals} decimal{'s' if sc.decimals != 1 else ''}", "decimals": sc.decimals}]
         fields += self.common_fields(sc)
-        memo = self.memo(rng, sc, fields)
+        memo = self.memo(rng, sc, fields, params.get("premise"))
         params["deliverables"] = {"table": {"file": table, "columns": cols}, "memo": memo}
         extra = []
         if A.get("exceptions"):

@@ -102,7 +102,7 @@ class Change(Kind):
             {"key": "top", "label": "Largest absolute change", "hint": sc.group_noun},
             {"key": "top_value", "label": "Size of that change", "hint": f"{sc.unit}, signed", "decimals": sc.decimals},
         ])
-        memo = self.memo(rng, sc, fields)
+        memo = self.memo(rng, sc, fields, params.get("premise"))
         params["deliverables"] = {"table": {"file": table, "columns": cols}, "memo": memo}
         return ({"file": table, "headers": [x["header"] for x in cols[:-1]] + ["flag (YES/NO)"], "unit": sc.group_noun},
                 memo["file"], [(f["label"], f["hint"]) for f in fields], [])
@@ -167,7 +167,7 @@ class Scoring(Kind):
                   {"key": "decision", "label": "Decision", "hint": " or ".join(self.decision_words)},
                   {"key": "premise", "label": "Premise holds", "hint": "yes or no"},
                   {"key": "source_file", "label": "Data file used", "hint": "file name"}]
-        memo = self.memo(rng, sc, fields)
+        memo = self.memo(rng, sc, fields, params.get("premise"))
         params["deliverables"] = {"table": {"file": table, "columns": cols}, "memo": memo}
         return ({"file": table, "headers": [c["header"] for c in cols[:1]] + ["eligible (YES/NO)"] +
                  [c["header"] for c in cols[2:]] + ["(score and rank blank when ineligible)"], "unit": "option"},
@@ -238,7 +238,7 @@ class Matching(Kind):
                   {"key": "decision", "label": "Decision", "hint": " or ".join(self.decision_words)},
                   {"key": "premise", "label": "Premise holds", "hint": "yes or no"},
                   {"key": "source_file", "label": "Data file used", "hint": "file name"}]
-        memo = self.memo(rng, sc, fields)
+        memo = self.memo(rng, sc, fields, params.get("premise"))
         params["deliverables"] = {"table": {"file": table, "columns": cols}, "memo": memo}
         return ({"file": table, "headers": [c["header"] for c in cols] + ["(status: amount_difference, missing_in_other or missing_in_source)"],
                  "unit": "exception"}, memo["file"], [(f["label"], f["hint"]) for f in fields], [])
@@ -304,7 +304,7 @@ class Reorder(Kind):
                   {"key": "top", "label": "Most urgent item", "hint": sc.group_noun},
                   {"key": "top_value", "label": "Its reorder point", "hint": "kits", "decimals": sc.decimals}]
         fields += self.common_fields(sc)
-        memo = self.memo(rng, sc, fields)
+        memo = self.memo(rng, sc, fields, params.get("premise"))
         params["deliverables"] = {"table": {"file": table, "columns": cols}, "memo": memo}
         return ({"file": table, "headers": [c["header"] for c in cols], "unit": sc.group_noun}, memo["file"],
                 [(f["label"], f["hint"]) for f in fields], [])

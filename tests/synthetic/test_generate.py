@@ -153,10 +153,11 @@ def test_a_wrong_decision_loses_the_decision_rubric(split_tasks, tmp_path):
     shutil.copytree(t.root / "ground_truth" / "outputs", out)
     memo = out / t.meta["deliverables"]["memo"]
     text = memo.read_text()
-    line = next(ln for ln in text.splitlines() if ln.startswith("Decision:"))
     words = t.meta["deliverables"]["decision_words"]
-    other = words[1] if line.split(":", 1)[1].strip() == words[0] else words[0]
-    memo.write_text(text.replace(line, f"Decision: {other}"))
+    # the decision's label is worded per task: the line whose value is one of the decision words
+    line = next(ln for ln in text.splitlines() if ":" in ln and ln.split(":", 1)[1].strip() in words)
+    label, value = (x.strip() for x in line.split(":", 1))
+    memo.write_text(text.replace(line, f"{label}: {words[1] if value == words[0] else words[0]}"))
     res = grade_checks(t.rubrics, out)
     dec = next(i for i, r in enumerate(t.rubrics) if "reaches the decision" in r.text)
     assert any(x is False for x in res[dec])
