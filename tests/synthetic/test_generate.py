@@ -205,3 +205,12 @@ def test_the_standing_rules_are_not_one_checklist(split_tasks):
         text = extract_file(policy)
         seen.append(("Record identity" in text, "Versions:" in text))
     assert 0 < sum(i for i, _ in seen) < len(seen) and 0 < sum(v for _, v in seen) < len(seen), seen
+
+
+def test_no_answer_label_is_common_to_the_split(split_tasks):
+    import re
+    from collections import Counter
+
+    seen = Counter(label for t in split_tasks
+                   for label in set(re.findall(r"^\s+([^:\n]+): <", t.instructions, re.M)))
+    assert seen and max(seen.values()) < len(split_tasks), seen.most_common(3)
