@@ -40,7 +40,8 @@ def _task(family: str, trap: str | None, root: Path) -> Any:
             plan = plan_task(random.Random(f"bank:{sc.key}:{trap}:{attempt}"), sc, sc.professions[0],
                              decision=bool(attempt % 2), premise=trap != "false_premise", extra_traps=0,
                              traps=[] if trap in (None, "false_premise") else [trap])
-            write_task(plan, task_dir, seed=0, index=0, attempt=attempt, role="Director", judgement=False)
+            write_task(plan, task_dir, seed=0, index=0, attempt=attempt, role="Director", judgement=False,
+                       max_naive=None)  # built to isolate one trap: the naive pipeline gate does not apply
         except (DegenerateTask, QualityGateError):
             continue
         return load_task_dir(task_dir, "synthetic", sc.professions[0])
