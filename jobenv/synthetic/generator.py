@@ -21,7 +21,8 @@ Quality gates (a draw failing one is dropped and redrawn from the next attempt's
   ground truth that loses a criterion, a hedge that keeps a rubric, or a blind answer above 0.05;
 - ``audit``: :func:`jobenv.synthetic.audit.audit_task` finds a defect (a tolerance under one unit, a precision
   or rounding rule unstated, a phantom row, a near-tie at a graded top);
-- ``duplicate``: the graded facts equal another task's in the split;
+- ``duplicate``: the graded facts equal another task's in the split, or its graded values (labels and wording
+  aside) overlap another's by ``MAX_VALUE_OVERLAP`` or more;
 - ``size``: the task folder exceeds the size budget.
 """
 
@@ -50,7 +51,7 @@ from .professions import PROFESSIONS
 from .scenarios import scenarios_for
 
 __all__ = ["GENERATOR_VERSION", "DEFAULT_SPLIT_SIZE", "MAX_TASK_BYTES", "MAX_NAIVE_SCORE", "NAIVE_PIPELINE",
-           "TaskMeta", "GenerationStats", "weighted_score",
+           "TaskMeta", "GenerationStats", "weighted_score", "graded_values", "value_overlap", "MAX_VALUE_OVERLAP",
            "QualityGateError", "assignment", "write_task", "generate", "ensure_default_split", "grade_checks"]
 
 DEFAULT_SPLIT_SIZE = 24
@@ -203,6 +204,37 @@ def weighted_score(rubrics: list[Rubric], verdicts: list[list[bool | None]]) -> 
 def _passes(row: list[bool | None]) -> bool:
     graded = [x for x in row if x is not None]
     return bool(graded) and all(graded)
+
+
+def graded_values(task_dir: Path) -> frozenset[str]:
+    """What a task's checks grade, without their labels or wording: each (key, value) of a table cell and each
+    value of a memo field, numbers at six significant digits, text lower-cased."""
+    from ..check_models import CellCheck, FieldCheck, check_leaves, parse_check
+
+    def norm(v: Any) -> str:
+        return f"{float(v):.6g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v).strip().lower()
+
+    out: set[str] = set()
+    data = json.loads((Path(task_dir) / "RUBRICS.json").read_text(encoding="utf-8"))
+    for r in data["rubrics"]:
+        for raw in r.get("jobenv_checks") or []:
+            for leaf in check_leaves(parse_check(raw)):
+                if isinstance(leaf, CellCheck):
+                    out.add("|".join(norm(v) for v in leaf.match.values()) + "=" + norm(leaf.value))
+                elif isinstance(leaf, FieldCheck):
+                    v = next((x for x in (leaf.number, leaf.equals, leaf.items) if x is not None), None)
+                    if v is not None:
+                        out.add(norm(v) if not isinstance(v, list) else ";".join(sorted(map(norm, v))))
+    return frozenset(out)
+
+
+def value_overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """The share of the smaller set of graded values that the other also grades (1.0: one task's facts are all
+    another's)."""
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+
+
+MAX_VALUE_OVERLAP = 0.9  # a task whose graded values overlap another's this much is a duplicate, whatever its labels
 
 
 def _facts_hash(rubrics: list[Rubric]) -> str:
@@ -388,6 +420,7 @@ def generate(n: int, seed: int, out_dir: Path, *, stats: GenerationStats | None 
         workers = min(os.cpu_count() or 1, 4) if n >= 16 else 1
     counters: dict[str, int] = {}
     seen: set[str] = set(exclude_facts or ())
+    kept_values: list[frozenset[str]] = []
     made: list[Path] = []
     staging_root = out_dir / ".staging"
     shutil.rmtree(staging_root, ignore_errors=True)
@@ -416,12 +449,15 @@ def generate(n: int, seed: int, out_dir: Path, *, stats: GenerationStats | None 
             while True:
                 for gate, reason in d.rejected:
                     stats.reject(gate, reason)
-                if d.facts_hash not in seen:
+                values = graded_values(d.staging)
+                twin = d.facts_hash in seen or any(value_overlap(values, v) >= MAX_VALUE_OVERLAP for v in kept_values)
+                if not twin:
                     break
-                stats.reject("duplicate", f"index {index} attempt {d.attempt}: graded facts equal an earlier task's")
+                stats.reject("duplicate", f"index {index} attempt {d.attempt}: graded values repeat an earlier task's")
                 shutil.rmtree(d.staging.parent.parent, ignore_errors=True)
                 d = _draw(seed, index, d.attempt + 1, str(staging_root), judgement)
             seen.add(d.facts_hash)
+            kept_values.append(values)
             number = counters.get(d.occupation, 0) + 1
             final = out_dir / d.occupation / f"task{number}"
             final.parent.mkdir(parents=True, exist_ok=True)

@@ -70,12 +70,22 @@ def split_report(task_dirs: list[Path], stats: Any = None, *, max_pairs: int = 1
         "llm_graded_rubrics": llm,
         "distinct_graded_facts": len({m["facts_hash"] for m in metas}),
         "audit_problems": _audit(task_dirs),
+        "value_duplicates": _value_duplicates(task_dirs),
         "naive_pipeline_score": ([min(ns), statistics.median(ns), max(ns)]
                                  if (ns := [m["naive_score"] for m in metas if m.get("naive_score") is not None]) else []),
     }
     if stats is not None:
         rep["rejected_draws"] = dict(sorted(stats.rejected.items()))
     return rep
+
+
+def _value_duplicates(task_dirs: list[Path]) -> int:
+    """Tasks whose graded values (labels aside) overlap another task's by the duplicate gate's share or more."""
+    from .generator import MAX_VALUE_OVERLAP, graded_values, value_overlap
+
+    values = [graded_values(Path(d)) for d in task_dirs]
+    return sum(any(value_overlap(v, w) >= MAX_VALUE_OVERLAP for j, w in enumerate(values) if j != i)
+               for i, v in enumerate(values))
 
 
 def _audit(task_dirs: list[Path]) -> dict[str, int]:
@@ -113,6 +123,7 @@ def format_report(rep: dict[str, Any]) -> str:
         f"weights {rep['weights'][0]}-{rep['weights'][1]}, LLM-graded rubrics {rep['llm_graded_rubrics']})",
         f"distinct graded facts {rep['distinct_graded_facts']} of {rep['tasks']}",
         f"audit problems       {_kv(rep['audit_problems']) or 'none'}",
+        f"value duplicates     {rep['value_duplicates']} (tasks whose graded values overlap another's 90 % or more)",
         "naive pipeline score " + ("-" if not rep["naive_pipeline_score"] else
                                    "min {:.2f}, median {:.2f}, max {:.2f}".format(*rep["naive_pipeline_score"])),
     ]

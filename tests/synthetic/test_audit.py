@@ -189,3 +189,22 @@ def test_the_naive_pipeline_fails_every_accepted_task(split, tmp_path):
         assert report.normalized_score <= MAX_NAIVE_SCORE + 1e-9, (task.id, report.normalized_score)
         assert abs(task.meta["naive_score"] - report.normalized_score) < 0.02, task.id
     assert max(scores) <= 0.5 and min(scores) >= 0.0
+
+
+def test_duplicates_are_found_by_graded_values_not_labels(split, tmp_path):
+    """A task whose labels and wording differ but whose graded values are another's is the same task to the gate."""
+    from jobenv.synthetic.generator import MAX_VALUE_OVERLAP, graded_values, value_overlap
+
+    _, paths = split
+    twin = _copy(paths[0], tmp_path / "twin")
+    data = _rubrics(twin)
+    for r in data["rubrics"]:
+        r["rubric"] = "reworded " + r["rubric"]
+        for c in r.get("jobenv_checks") or []:
+            if c.get("kind") == "field":
+                c["label"] = "Relabelled " + c["label"]
+    (twin / "RUBRICS.json").write_text(json.dumps(data))
+    mine = graded_values(paths[0])
+    assert len(mine) >= 10 and graded_values(twin) == mine
+    assert value_overlap(graded_values(twin), mine) == 1.0 >= MAX_VALUE_OVERLAP
+    assert all(value_overlap(mine, graded_values(p)) < MAX_VALUE_OVERLAP for p in paths[1:])

@@ -33,7 +33,8 @@ def test_coverage_balance_and_variety(split200):
     assert rep["tasks"] == 200 and len(rep["professions"]) == 35 and len(rep["families"]) >= 12
     assert 0.4 <= rep["premise_holds_share"] <= 0.6 and 0.4 <= rep["decision_positive_share"] <= 0.6
     assert all(v is None or v < 0.6 for v in rep["similarity_median_by_family"].values())
-    assert rep["distinct_graded_facts"] == 200
+    assert rep["distinct_graded_facts"] == 200 and rep["value_duplicates"] == 0
+    assert rep["audit_problems"] == {} and max(rep["naive_pipeline_score"]) <= 0.5
     assert set(rep["trap_kinds"]) == set(NAIVE_FLAG)
     assert rep["files_per_task"][0] >= 4 and rep["files_per_task"][2] <= 12
     assert 9 <= rep["rubrics_per_task"] <= 12 and rep["criteria_per_rubric"] >= 3
