@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,22 +17,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from tests.support.ports import free_port
+
 REPO = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    """A free port below the kernel's ephemeral range (32768 up): a port bound to 0 and released can be handed to
-    the next bind(0) of another test before our server binds it, and a request then reaches the wrong server."""
-    rng = random.SystemRandom()
-    for _ in range(200):
-        port = rng.randrange(20000, 32000)
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 20000-32000")
 
 
 class ServeProcess:

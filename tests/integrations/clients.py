@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from tests.support.ports import free_port
 
 from .venvs import Venv
 
@@ -115,21 +115,6 @@ def judge_failing_on(broken_rubrics: set[str]) -> Any:
                                                  "evidence": "output"} for i in range(n)],
                            "rubric_passed": True, "overall_reasoning": "ok"})
     return answer
-
-
-def free_port() -> int:
-    """A free port below the kernel's ephemeral range (32768 up): a port bound to 0 and released can be handed to
-    the next bind(0) of another test before our server binds it, and a request then reaches the wrong server."""
-    rng = random.SystemRandom()
-    for _ in range(200):
-        port = rng.randrange(20000, 32000)
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 20000-32000")
 
 
 def run_client(venv: Venv, program: str, *args: str, env: dict[str, str] | None = None,

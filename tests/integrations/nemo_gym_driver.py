@@ -14,31 +14,17 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import random
 import socket
 import sys
 import threading
 import time
 from pathlib import Path
 
-
-def free_port() -> int:
-    """A free port below the kernel's ephemeral range (32768 up): a port bound to 0 and released can be handed to
-    the next bind(0) of another test before our server binds it, and a request then reaches the wrong server."""
-    rng = random.SystemRandom()
-    for _ in range(200):
-        port = rng.randrange(20000, 32000)
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 20000-32000")
+PORT_NAMES = ("head", "model", "resources", "broken", "agent", "broken_agent")
 
 
-def build_config(policy_url: str) -> dict:
-    ports = {name: free_port() for name in ("head", "model", "resources", "broken", "agent", "broken_agent")}
+def build_config(policy_url: str, free_ports: list[int]) -> dict:
+    ports = dict(zip(PORT_NAMES, free_ports, strict=True))  # chosen by the test (tests.support.ports)
     server = {"host": "127.0.0.1"}
     return {
         "head_server": {**server, "port": ports["head"]},
@@ -105,8 +91,8 @@ def wait_port(port: int, procs: list, deadline_s: float = 180) -> None:
 def main() -> None:
     import subprocess
 
-    policy_url, work = sys.argv[1], Path(sys.argv[2])
-    config = build_config(policy_url)
+    policy_url, work, free_ports = sys.argv[1], Path(sys.argv[2]), json.loads(sys.argv[3])
+    config = build_config(policy_url, free_ports)
     os.environ["NEMO_GYM_CONFIG_DICT"] = json.dumps(config)  # how ng_run hands every server the global config
 
     import uvicorn

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.ports import free_port
+
 from .venvs import Venv
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
@@ -29,7 +31,8 @@ def test_nemo_gym_collects_jobenv_episodes_and_keeps_errored_ones_out(nemo_gym_v
     # the second resources server's LLM judge points at a closed port: each of its gradings errors
     env = {"JOBENV_JUDGE_BASE_URL": "http://127.0.0.1:9/v1", "JOBENV_JUDGE_API_KEY": "k",
            "JOBENV_JUDGE_MODEL": "judge", "JOBENV_DATA": str(tmp_path / "data"), "OPENREWARD_DISABLE_UPDATE_CHECK": "1"}
-    proc = nemo_gym_venv.run("python", str(DRIVER), srv.base_url, str(tmp_path), env=env, timeout=1200)
+    ports = json.dumps([free_port() for _ in range(6)])  # head, model, resources, broken, agent, broken agent
+    proc = nemo_gym_venv.run("python", str(DRIVER), srv.base_url, str(tmp_path), ports, env=env, timeout=1200)
     assert proc.returncode == 0, f"{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert agent.problems == []
