@@ -48,7 +48,7 @@ __all__ = [
     "rubric",
 ]
 
-GENERATOR_VERSION = "2.2.0"  # 2.2: one-unit tolerances, stated precision, no near-ties at a graded top
+GENERATOR_VERSION = "2.3.0"  # 2.3: profession workflows (nested workspaces, docx/xlsx deliverables, a second solver)
 
 
 class DegenerateTask(JobenvError):

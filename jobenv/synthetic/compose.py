@@ -118,7 +118,7 @@ def instructions(rng: random.Random, *, prof: Profession, requester: str, role: 
     parts.append("\n".join(deliv))
     tail = [rng.choice(_RULES).format(**fill), rng.choice(_EXPLAIN)]
     rng.shuffle(tail)
-    parts.append(" ".join(tail))
+    parts.append(" ".join(t[0].upper() + t[1:] for t in tail))
     parts.append(rng.choice(_CLOSE).format(**fill))
     parts.append("Local Reference Files:\n" + "\n".join(f"- {f}" for f in sorted(files)))
     return "\n\n".join(p.strip("\n") for p in parts if p) + "\n"

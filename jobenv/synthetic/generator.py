@@ -41,50 +41,36 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from ..errors import JobenvError, QualityGateError, TaskFormatError
 from ..judge.probes import probe_rubrics
-from ..tasks import Rubric
 from .common import GENERATOR_VERSION, DegenerateTask, Plan
+from .gates import (
+    MAX_NAIVE_SCORE,
+    MAX_TASK_BYTES,
+    TaskMeta,
+    dir_bytes,
+    facts_hash,
+    grade_checks,
+    passes,
+    solver_script,
+    to_json,
+    weighted_score,
+)
 from .professions import PROFESSIONS
 from .scenarios import scenarios_for
+from .workflows import Workflow, workflows_for
+from .workflows.write import write_workflow_task
 
 __all__ = ["GENERATOR_VERSION", "DEFAULT_SPLIT_SIZE", "MAX_TASK_BYTES", "MAX_NAIVE_SCORE", "NAIVE_PIPELINE",
            "TaskMeta", "GenerationStats", "weighted_score", "graded_values", "value_overlap", "MAX_VALUE_OVERLAP",
-           "QualityGateError", "assignment", "write_task", "generate", "ensure_default_split", "grade_checks"]
+           "QualityGateError", "assignment", "write_task", "generate", "ensure_default_split", "grade_checks",
+           "write_naive_pipeline"]
 
 DEFAULT_SPLIT_SIZE = 24
-MAX_TASK_BYTES = 6_000_000
 MAX_ATTEMPTS = 30
-MAX_NAIVE_SCORE = 0.5
 NAIVE_PIPELINE = ("duplicates", "file", "units", "scope", "premise")  # every shortcut of rubrics.NAIVE_FLAG
 SPLIT_MARKER = ".jobenv-synthetic.json"
 _ENGINE = Path(__file__).resolve().parent / "solvers" / "engine.py"
-
-
-class TaskMeta(BaseModel):
-    """meta.json of a generated task (host-side; never shown to the agent)."""
-
-    schema_version: int = 3  # 3: naive_score
-    generator: str = "jobenv.synthetic"
-    generator_version: str
-    seed: int
-    index: int
-    attempt: int
-    family: str
-    scenario: str
-    occupation: str
-    data_source: dict[str, Any]
-    licence: str
-    traps: list[dict[str, Any]]
-    answers: dict[str, Any]
-    reference_files: list[dict[str, Any]]
-    ground_truth: dict[str, str]
-    expected: dict[str, Any]
-    deliverables: dict[str, Any]
-    facts_hash: str
-    naive_score: float | None = None  # what the naive pipeline (every shortcut at once) scores under the checks
 
 
 @dataclass
@@ -112,8 +98,13 @@ def _balanced(seed: int, index: int, salt: str) -> bool:
     return block[index % 4]
 
 
+def _options(occ: str) -> tuple[Any, ...]:
+    """What a profession's tasks are drawn from: its scenarios, then its workflows."""
+    return (*scenarios_for(occ), *workflows_for(occ))
+
+
 def _offset(seed: int, occ: str) -> int:
-    return random.Random(f"jobenv-synthetic-offset:{seed}:{occ}").randrange(len(scenarios_for(occ)))
+    return random.Random(f"jobenv-synthetic-offset:{seed}:{occ}").randrange(len(_options(occ)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -125,7 +116,7 @@ def _profession_order(seed: int) -> tuple[str, ...]:
     used: dict[str, int] = {}
     order: list[str] = []
     while shuffled:
-        fams = [scenarios_for(occ)[_offset(seed, occ)].family for occ in shuffled]
+        fams = [_options(occ)[_offset(seed, occ)].family for occ in shuffled]
         k = min(range(len(shuffled)), key=lambda i: used.get(fams[i], 0))
         used[fams[k]] = used.get(fams[k], 0) + 1
         order.append(shuffled.pop(k))
@@ -133,10 +124,11 @@ def _profession_order(seed: int) -> tuple[str, ...]:
 
 
 def assignment(seed: int, index: int, attempt: int = 0) -> dict[str, Any]:
-    """Profession, scenario, answer targets and trap count of task ``index`` (scenario rotates on retries)."""
+    """Profession, scenario or workflow, answer targets and trap count of task ``index`` (the scenario rotates on
+    retries)."""
     order = _profession_order(seed)
     occ = order[index % len(order)]
-    options = scenarios_for(occ)
+    options = _options(occ)
     offset = _offset(seed, occ)
     sc = options[(offset + index // len(order) + attempt // 10) % len(options)]
     r = random.Random(f"jobenv-synthetic-traps:{GENERATOR_VERSION}:{seed}:{index}")
@@ -144,31 +136,10 @@ def assignment(seed: int, index: int, attempt: int = 0) -> dict[str, Any]:
             "premise": _balanced(seed, index, "premise"), "extra_traps": r.choices((1, 2, 3), (4, 4, 2))[0]}
 
 
-def _json(obj: Any) -> str:
-    def default(o: Any) -> Any:
-        if hasattr(o, "item"):
-            return o.item()
-        raise TypeError(f"not JSON serialisable: {type(o).__name__}")
-
-    return json.dumps(obj, indent=2, ensure_ascii=False, default=default) + "\n"
-
-
-def _dir_bytes(d: Path) -> int:
-    return sum(p.stat().st_size for p in d.rglob("*") if p.is_file())
-
-
 def solver_source(plan: Plan, label: str) -> str:
     """The ground-truth script: PARAMS and the engine, runnable on its own (standard library + pandas)."""
-    params = json.dumps(plan.params, indent=1, sort_keys=True, ensure_ascii=False, default=lambda o: o.item())
-    if "'''" in params:
-        raise TaskFormatError(f"{label}: solver parameters contain a triple quote")
-    head = ("#!/usr/bin/env python3\n"
-            f'"""Ground truth for {label} (jobenv synthetic family {plan.family}, generator {GENERATOR_VERSION}).\n\n'
-            "Usage: python solve.py TASK_FOLDER OUTPUT_DIR\n"
-            "Reads only TASK_FOLDER and writes the deliverables to OUTPUT_DIR. Uses the standard library and pandas.\n"
-            '"""\nimport json\n\n'
-            f"PARAMS = json.loads(r'''{params}''')\n\n")
-    return head + _ENGINE.read_text(encoding="utf-8")
+    return solver_script(plan.params, f"{label} (jobenv synthetic family {plan.family}, generator {GENERATOR_VERSION})",
+                         _ENGINE)
 
 
 def run_solver(script: Path, task_folder: Path, output_dir: Path) -> dict[str, Any]:
@@ -179,31 +150,6 @@ def run_solver(script: Path, task_folder: Path, output_dir: Path) -> dict[str, A
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod.main(str(task_folder), str(output_dir))
-
-
-def grade_checks(rubrics: list[Rubric], output_dir: Path, instructions: str = "") -> list[list[bool | None]]:
-    """Per rubric, per criterion: does its check pass on ``output_dir``? ``None`` for LLM-graded criteria.
-
-    The judge's own evaluator (:func:`jobenv.judge.checks.evaluate_rubrics`) on the judge's own extraction,
-    with the task's ``instructions`` as the judge reads them.
-    """
-    from ..judge.checks import evaluate_rubrics
-
-    verdicts = evaluate_rubrics(rubrics, Path(output_dir), instructions=instructions)
-    return [[None if v is None else bool(v[0]) for v in row] for row in verdicts]
-
-
-def weighted_score(rubrics: list[Rubric], verdicts: list[list[bool | None]]) -> float:
-    """The share of rubric weight whose check-graded criteria all pass; a rubric only the LLM grades counts as
-    passed (so a score is never lowered by what checks cannot see)."""
-    total = sum(r.weight for r in rubrics)
-    got = sum(r.weight for r, row in zip(rubrics, verdicts, strict=True) if all(v is not False for v in row))
-    return round(got / total, 4) if total else 0.0
-
-
-def _passes(row: list[bool | None]) -> bool:
-    graded = [x for x in row if x is not None]
-    return bool(graded) and all(graded)
 
 
 def graded_values(task_dir: Path) -> frozenset[str]:
@@ -237,11 +183,6 @@ def value_overlap(a: frozenset[str], b: frozenset[str]) -> float:
 MAX_VALUE_OVERLAP = 0.9  # a task whose graded values overlap another's this much is a duplicate, whatever its labels
 
 
-def _facts_hash(rubrics: list[Rubric]) -> str:
-    graded = [c for r in rubrics for c in r.to_json().get("jobenv_checks", []) if c.get("kind") != "llm"]
-    return hashlib.sha256(json.dumps(graded, sort_keys=True).encode()).hexdigest()[:16]
-
-
 def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: int, role: str,
                judgement: bool = True, max_naive: float | None = MAX_NAIVE_SCORE) -> tuple[dict[str, Any], str]:
     """Write one planned task to ``task_dir`` (which must not exist), build its rubrics and run the gates.
@@ -260,7 +201,7 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
     (folder / "TASK_INSTRUCTIONS.txt").write_text(plan.instructions, encoding="utf-8")
     for f in plan.files:
         f.write(folder / f.name)
-    size = _dir_bytes(folder)
+    size = dir_bytes(folder)
     if size > MAX_TASK_BYTES:
         raise QualityGateError(f"size: task folder is {size} bytes (budget {MAX_TASK_BYTES})")
     engine._TABLES.clear()
@@ -295,14 +236,14 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
     try:
         empty = scratch / "empty"
         empty.mkdir()
-        passed = [r.text for r, res in zip(rubrics, grade_checks(rubrics, empty, plan.instructions), strict=True) if _passes(res)]
+        passed = [r.text for r, res in zip(rubrics, grade_checks(rubrics, empty, plan.instructions), strict=True) if passes(res)]
         if passed:
             raise QualityGateError(f"empty: an empty output passes rubric {passed[0]!r}")
         for kind, i in trap_rubrics.items():
             nout = scratch / kind
             nf, nr = naive[kind]
             engine.write_outputs(str(nout), params, nf, nr)
-            if _passes(grade_checks(rubrics, nout, plan.instructions)[i]):
+            if passes(grade_checks(rubrics, nout, plan.instructions)[i]):
                 raise QualityGateError(f"naive: the naive answer to {kind} still earns {rubrics[i].text!r}")
         # the naive pipeline: the obvious procedure with every shortcut at once (no de-duplication, the first
         # file, no unit conversion, no scope rule, the premise taken on trust) must not pass the task
@@ -321,10 +262,10 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
             raise QualityGateError(f"probe: {problems[0]}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    (task_dir / "RUBRICS.json").write_text(_json({"rubrics": [r.to_json() for r in rubrics]}), encoding="utf-8")
+    (task_dir / "RUBRICS.json").write_text(to_json({"rubrics": [r.to_json() for r in rubrics]}), encoding="utf-8")
     traps = [dict(t, rubric=trap_rubrics.get(t["kind"])) for t in plan.traps]
     expected = {k: v for k, v in facts.items() if k not in ("exception_rows",)}
-    fh = _facts_hash(rubrics)
+    fh = facts_hash(rubrics)
     meta = TaskMeta(
         generator_version=GENERATOR_VERSION, seed=seed, index=index, attempt=attempt, family=plan.family,
         scenario=plan.scenario, occupation=plan.occupation, data_source=plan.source, licence=plan.source["licence"],
@@ -334,11 +275,11 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
         reference_files=[{"name": f.name, "role": f.role, "description": f.description} for f in plan.files],
         ground_truth={"script": "ground_truth/solve.py", "outputs": "ground_truth/outputs", "params": "ground_truth/params.json",
                       "command": "python solve.py TASK_FOLDER OUTPUT_DIR"},
-        expected=json.loads(_json(expected)), facts_hash=fh, naive_score=naive_score,
+        expected=json.loads(to_json(expected)), facts_hash=fh, naive_score=naive_score,
         deliverables={"table": params["deliverables"]["table"]["file"], "memo": params["deliverables"]["memo"]["file"],
                       "exceptions": (params["deliverables"].get("exceptions") or {}).get("file"),
                       "decision_words": params["deliverables"]["memo"]["decision"]})
-    (task_dir / "meta.json").write_text(_json(meta.model_dump(mode="json")), encoding="utf-8")
+    (task_dir / "meta.json").write_text(to_json(meta.model_dump(mode="json")), encoding="utf-8")
     (task_dir / "task_card.md").write_text(_card(plan, facts, traps), encoding="utf-8")
     from .audit import audit_task
 
@@ -346,6 +287,29 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
     if problems:
         raise QualityGateError(f"audit: {problems[0]}")
     return expected, fh
+
+
+def write_naive_pipeline(task_dir: Path, out: Path) -> None:
+    """The naive pipeline's deliverables for a written task (a scenario's engine or a workflow's solver with every
+    shortcut at once), from its ``task_folder/`` and ``ground_truth/params.json``: what the gate scored as
+    meta.json's ``naive_score``. Raises OSError or KeyError for a task that is not a generated one."""
+    from .solvers import engine
+    from .workflows import WORKFLOWS
+    from .workflows.write import solver_module
+
+    task_dir = Path(task_dir)
+    meta = json.loads((task_dir / "meta.json").read_text(encoding="utf-8"))
+    params = json.loads((task_dir / "ground_truth" / "params.json").read_text(encoding="utf-8"))
+    folder = str(task_dir / "task_folder")
+    if meta.get("workflow"):
+        wf = next(w for w in WORKFLOWS if w.key == meta["workflow"]["key"])
+        solver = solver_module(wf)
+        solver.write_outputs(str(out), params, solver.analyse(folder, params, wf.shortcuts))
+        return
+    engine._TABLES.clear()
+    facts, rows = engine.analyse(folder, params, naive=NAIVE_PIPELINE)
+    engine._TABLES.clear()
+    engine.write_outputs(str(out), params, facts, rows)
 
 
 def _card(plan: Plan, facts: dict[str, Any], traps: list[dict[str, Any]]) -> str:
@@ -384,10 +348,17 @@ def _draw(seed: int, index: int, first_attempt: int, staging_root: str, judgemen
         shutil.rmtree(staging.parent.parent, ignore_errors=True)
         staging.parent.mkdir(parents=True)
         try:
-            plan = plan_task(_stream(seed, index, attempt), a["scenario"], a["occupation"], decision=a["decision"],
-                             premise=a["premise"], extra_traps=a["extra_traps"])
-            _, fh = write_task(plan, staging, seed=seed, index=index, attempt=attempt,
-                               role=str(plan.meta["role"]), judgement=judgement)
+            if isinstance(a["scenario"], Workflow):
+                wf = a["scenario"]
+                draft = wf.draw(_stream(seed, index, attempt), a["occupation"],
+                                {"decision": a["decision"], "premise": a["premise"]})
+                _, fh = write_workflow_task(wf, draft, staging, occupation=a["occupation"], seed=seed, index=index,
+                                            attempt=attempt, judgement=judgement)
+            else:
+                plan = plan_task(_stream(seed, index, attempt), a["scenario"], a["occupation"], decision=a["decision"],
+                                 premise=a["premise"], extra_traps=a["extra_traps"])
+                _, fh = write_task(plan, staging, seed=seed, index=index, attempt=attempt,
+                                   role=str(plan.meta["role"]), judgement=judgement)
             return _Draw(index, attempt, a["occupation"], fh, staging, rejected)
         except (DegenerateTask, QualityGateError) as exc:
             gate = "degenerate" if isinstance(exc, DegenerateTask) else str(exc).split(":", 1)[0]
@@ -508,7 +479,7 @@ def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0,
         try:
             tasks = generate(n, seed, tmp, judgement=judgement)
             marker = dict(want, tasks=[p.relative_to(tmp).as_posix() for p in tasks])
-            (tmp / SPLIT_MARKER).write_text(_json(marker), encoding="utf-8")
+            (tmp / SPLIT_MARKER).write_text(to_json(marker), encoding="utf-8")
             if dest.exists():
                 shutil.rmtree(dest)
             os.replace(tmp, dest)

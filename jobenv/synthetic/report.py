@@ -37,7 +37,7 @@ def split_report(task_dirs: list[Path], stats: Any = None, *, max_pairs: int = 1
         metas.append(json.loads((d / "meta.json").read_text(encoding="utf-8")))
         instr.append((d / "task_folder" / "TASK_INSTRUCTIONS.txt").read_text(encoding="utf-8"))
         rubrics.append(json.loads((d / "RUBRICS.json").read_text(encoding="utf-8"))["rubrics"])
-        ref = [p for p in (d / "task_folder").iterdir() if p.name != "TASK_INSTRUCTIONS.txt"]
+        ref = [p for p in (d / "task_folder").rglob("*") if p.is_file() and p.name != "TASK_INSTRUCTIONS.txt"]
         files.append(len(ref))
         sizes.append(sum(p.stat().st_size for p in ref))
     n = len(metas)
@@ -56,6 +56,10 @@ def split_report(task_dirs: list[Path], stats: Any = None, *, max_pairs: int = 1
         "data_sources": dict(sorted(Counter(f"{m['data_source']['package']}/{m['data_source']['dataset']}"
                                             for m in metas).items())),
         "licences": sorted({m["licence"] for m in metas}),
+        "data_source_licences": dict(sorted({f"{m['data_source']['package']}/{m['data_source']['dataset']}": m["licence"]
+                                             for m in metas}.items())),
+        "workflows": dict(sorted(Counter(m["workflow"]["key"] for m in metas if m.get("workflow")).items())),
+        "workflows_per_profession": _workflows_per_profession(metas),
         "traps_per_task": {str(k): trap_counts[k] for k in sorted(trap_counts)},
         "trap_kinds": dict(sorted(kinds.items())),
         "premise_holds_share": sum(m["answers"]["premise_holds"] for m in metas) / n if n else None,
@@ -79,6 +83,15 @@ def split_report(task_dirs: list[Path], stats: Any = None, *, max_pairs: int = 1
     return rep
 
 
+def _workflows_per_profession(metas: list[dict[str, Any]]) -> dict[str, int]:
+    """Per profession in the split, how many distinct profession workflows (not scenarios) it has tasks of."""
+    seen: dict[str, set[str]] = {m["occupation"]: set() for m in metas}
+    for m in metas:
+        if m.get("workflow"):
+            seen[m["occupation"]].add(m["workflow"]["key"])
+    return {k: len(v) for k, v in sorted(seen.items())}
+
+
 def _value_duplicates(task_dirs: list[Path]) -> int:
     """Tasks whose graded values (labels aside) overlap another task's by the duplicate gate's share or more."""
     from .generator import MAX_VALUE_OVERLAP, graded_values, value_overlap
@@ -91,8 +104,10 @@ def _value_duplicates(task_dirs: list[Path]) -> int:
 def _audit(task_dirs: list[Path]) -> dict[str, int]:
     """Audit problems of the split by class (:mod:`jobenv.synthetic.audit`); empty for a sound split."""
     from .audit import audit_task
+    from .workflows.write import recheck_task
 
-    return dict(sorted(Counter(p.split(":", 1)[0] for d in task_dirs for p in audit_task(Path(d))).items()))
+    found = [p for d in task_dirs for p in audit_task(Path(d)) + recheck_task(Path(d))]
+    return dict(sorted(Counter(p.split(":", 1)[0] for p in found).items()))
 
 
 def _kv(d: dict[str, Any]) -> str:
@@ -110,6 +125,8 @@ def format_report(rep: dict[str, Any]) -> str:
         f"-{max(rep['professions'].values(), default=0)})",
         f"data sources ({len(rep['data_sources'])})    {_kv(rep['data_sources'])}",
         f"licences             {'; '.join(rep['licences'])}",
+        f"workflows ({len(rep['workflows'])})        {_kv(rep['workflows']) or 'none'} (professions with one or more: "
+        f"{sum(1 for v in rep['workflows_per_profession'].values() if v)} of {len(rep['workflows_per_profession'])})",
         f"traps per task       {_kv(rep['traps_per_task'])}",
         f"trap kinds           {_kv(rep['trap_kinds'])}",
         f"premise holds        {pct(rep['premise_holds_share'])}",

@@ -170,8 +170,7 @@ def test_the_naive_pipeline_fails_every_accepted_task(split, tmp_path):
     import asyncio
 
     from jobenv.judge import make_judge
-    from jobenv.synthetic.generator import MAX_NAIVE_SCORE, NAIVE_PIPELINE
-    from jobenv.synthetic.solvers import engine
+    from jobenv.synthetic.generator import MAX_NAIVE_SCORE, write_naive_pipeline
     from jobenv.tasks import load_task_dir
 
     judge = make_judge("checks")
@@ -179,11 +178,8 @@ def test_the_naive_pipeline_fails_every_accepted_task(split, tmp_path):
     scores = []
     for i, task_dir in enumerate(paths):
         task = load_task_dir(task_dir, "synthetic")
-        params = json.loads((task_dir / "ground_truth" / "params.json").read_text())
-        engine._TABLES.clear()
-        facts, rows = engine.analyse(str(task_dir / "task_folder"), params, naive=NAIVE_PIPELINE)
         out = tmp_path / f"naive{i}"
-        engine.write_outputs(str(out), params, facts, rows)
+        write_naive_pipeline(task_dir, out)
         report = asyncio.run(judge.grade(task, out))
         scores.append(report.normalized_score)
         assert report.normalized_score <= MAX_NAIVE_SCORE + 1e-9, (task.id, report.normalized_score)

@@ -13,7 +13,7 @@ from ...check_models import CellCheck, ColumnsCheck, FieldCheck, RowCountCheck, 
 __all__ = ["field_checks", "copy_output", "target", "LINE_RE", "TEXT_EXTS", "table_columns", "write_memo"]
 
 TEXT_EXTS = {".md", ".txt"}
-LINE_RE = re.compile(r"^(?P<lead>\s*(?:[-*]\s+)?)(?P<label>[A-Za-z][^:=|]{0,78}?)\s*:\s*(?P<value>\S.*)$")
+LINE_RE = re.compile(r"^(?P<lead>\s*(?:[-*]\s+)?)(?P<label>[A-Za-z0-9][^:=|]{0,78}?)\s*:\s*(?P<value>\S.*)$")
 
 
 

@@ -1,2 +1,3 @@
-"""Ground-truth solver sources. Each file is text that the generator concatenates into a task's
-``ground_truth/solve.py`` after ``_io.py`` and a ``PARAMS`` literal; they are not imported as modules."""
+"""Ground-truth solvers. Each module is also the text of a task's ``ground_truth/solve.py``, after a ``PARAMS``
+literal: ``engine.py`` for the scenario families, one module per profession workflow (``survival.py``, ...).
+The generator imports them to compute the truth; the tests re-run the written scripts and compare."""

@@ -1,0 +1,56 @@
+# ---- jobenv workflow ground truth: shared helpers (rounding, reading a table, writing the deliverables) ----
+import os
+from decimal import ROUND_HALF_UP, Decimal
+
+import pandas as pd
+
+
+def rnd(x, decimals):
+    """Round half away from zero on the decimal representation (what people do by hand)."""
+    q = Decimal(1).scaleb(-int(decimals))
+    return float(Decimal(repr(float(x))).quantize(q, rounding=ROUND_HALF_UP))
+
+
+def read_frame(folder, rel, sheet=None):
+    """A csv or workbook sheet as text columns, blanks as ''."""
+    path = os.path.join(folder, rel)
+    if rel.lower().endswith(".xlsx"):
+        return pd.read_excel(path, sheet_name=sheet or 0, dtype=str).fillna("")
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def write_table(path, header, rows, sheet="Sheet1"):
+    """A csv, or an xlsx whose cells may be formulas (strings starting with '='; openpyxl stores them without
+    cached values, so a reader recalculates)."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    if path.lower().endswith(".xlsx"):
+        from openpyxl import Workbook
+
+        wb = Workbook()
+        ws = wb.active
+        ws.title = sheet
+        ws.append(header)
+        for r in rows:
+            ws.append(r)
+        wb.save(path)
+    else:
+        pd.DataFrame(rows, columns=header).to_csv(path, index=False)
+
+
+def write_memo(path, lines):
+    """A memo of plain lines: Markdown/text, or a Word document with one paragraph per line."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    if path.lower().endswith(".docx"):
+        from docx import Document
+
+        doc = Document()
+        for line in lines:
+            doc.add_paragraph(line)
+        doc.save(path)
+    else:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+
+
+def yes_no(flag):
+    return "yes" if flag else "no"
