@@ -21,6 +21,7 @@ class Options:
     network: str
     image: str | None
     tasks: list[str] | None
+    wheel: str | None
     rules: Any
 
 
@@ -32,11 +33,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--image", default=None, help="FROM image of environment/Dockerfile (default: jobenv's "
                                                   "knowledge-worker image, as `jobenv build-image` tags it)")
     p.add_argument("--tasks", nargs="+", default=None, help="only these task ids (default: all)")
+    p.add_argument("--wheel", default=None, help="the jobenv wheel bundled into each task's tests/, which its test.sh "
+                                                  "installs (default: one made of this jobenv)")
     add_rules_arguments(p)
 
 
 def run(opts: Options) -> int:
-    """Prints one line per task directory written; JobenvError (exit 2) for a split that does not load."""
+    """Prints one line per task directory written; JobenvError (exit 2) for a split that does not load or a
+    ``--wheel`` that is not this version's jobenv wheel."""
     from pathlib import Path
 
     from ..harbor.export import export_all
@@ -50,7 +54,7 @@ def run(opts: Options) -> int:
     if network == "official":  # the setting of the split's official runs (web for JobBench), else off
         network = ENV_SPECS[opts.env_id].official_network if opts.env_id in ENV_SPECS else "off"
     written = export_all(tasks, Path(opts.out), rules=opts.rules, network=network,  # type: ignore[arg-type]
-                         image=opts.image)
+                         image=opts.image, wheel=Path(opts.wheel) if opts.wheel else None)
     for path in written:
         print(path)
     print(f"{len(written)} Harbor task director{'y' if len(written) == 1 else 'ies'} in {opts.out}")

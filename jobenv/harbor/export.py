@@ -9,10 +9,16 @@ One directory per task, named ``<split>__<occupation>__taskN``:
   workdir and limits, and ``/workspace/output`` as the artifact;
 * ``environment/``: a Dockerfile ``FROM`` jobenv's knowledge-worker image (what ``jobenv build-image`` builds,
   offline) that copies ``task_folder/`` to ``/workspace/task_folder`` and makes ``/workspace/output``;
-* ``tests/``: ``RUBRICS.json`` (with jobenv's checks), the instructions and ``meta.json`` the checks read, and a
-  ``test.sh`` (its second line marks it as jobenv's) that grades ``/workspace/output`` with ``jobenv judge`` (judge kind and endpoint from the verifier's
-  ``JUDGE_KIND``, ``JUDGE_BASE_URL``, ``JUDGE_API_KEY``, ``JUDGE_MODEL``) and writes ``reward.json``; a grading
-  error writes no reward, so Harbor records a verifier error, not a score.
+* ``tests/``: ``RUBRICS.json`` (with jobenv's checks), the instructions and ``meta.json`` the checks read, a jobenv
+  wheel (no package index has jobenv), and a ``test.sh`` (its second line marks it as jobenv's) that installs that
+  wheel into a venv over the image's Python packages (its dependencies from the index, which Harbor's verifier
+  reaches) unless the image already has this jobenv, grades ``/workspace/output`` with ``jobenv judge`` (judge
+  kind and endpoint from the verifier's ``JUDGE_KIND``, ``JUDGE_BASE_URL``, ``JUDGE_API_KEY``, ``JUDGE_MODEL``,
+  which ``[verifier] env`` takes from the host's variables of the same names) and writes ``reward.json``; a
+  failed install or a grading error writes no reward, so Harbor records a verifier error, not a score;
+* ``solution/`` (when the task has a reference solution): its ``solve.py`` and a ``solve.sh`` running it, which
+  Harbor's oracle agent uploads to ``/solution`` and runs in the task's environment, writing the reference
+  deliverables into ``/workspace/output``.
 
 jobenv itself recognises its own export (that line) and grades it natively, with the same
 judge, so a round trip gives the same reward for the same deliverables.
@@ -42,13 +48,22 @@ _TEST_SH = """\
 {marker} {version}: grades /workspace/output against /tests/RUBRICS.json with jobenv's judge
 set -u
 mkdir -p /logs/verifier
-if ! command -v jobenv >/dev/null 2>&1; then
-  python3 -m pip install --quiet "jobenv=={version}" >/logs/verifier/install.txt 2>&1 || {{
-    echo "jobenv {version} is not installed and could not be installed"; exit 1; }}
+JOBENV=jobenv
+if ! jobenv --version 2>/dev/null | grep -qx "jobenv {version}"; then
+  # no index has jobenv: install the wheel bundled beside this script; its dependencies come from the index
+  # (the image's own Python packages are reused, so only what it lacks is downloaded)
+  venv=/tmp/jobenv-verifier
+  {{ python3 -m venv --system-site-packages "$venv" \\
+    && "$venv/bin/python" -m pip install --quiet --disable-pip-version-check /tests/{wheel}; }} \\
+    >/logs/verifier/install.txt 2>&1 || {{
+    echo "could not install jobenv {version} from /tests/{wheel} (see /logs/verifier/install.txt):"
+    tail -n 5 /logs/verifier/install.txt; exit 1; }}
+  JOBENV="$venv/bin/jobenv"
 fi
 export JOBENV_JUDGE_BASE_URL="${{JUDGE_BASE_URL:-}}" JOBENV_JUDGE_API_KEY="${{JUDGE_API_KEY:-}}"
 export JOBENV_JUDGE_MODEL="${{JUDGE_MODEL:-}}"
-jobenv judge --rubrics /tests/RUBRICS.json --output-dir /workspace/output --judge "${{JUDGE_KIND:-auto}}" \\
+mkdir -p /workspace/output
+"$JOBENV" judge --rubrics /tests/RUBRICS.json --output-dir /workspace/output --judge "${{JUDGE_KIND:-auto}}" \\
   --report /logs/verifier/report.json || exit 1
 python3 - <<'PY'
 import json
@@ -58,6 +73,16 @@ if report.get("status") != "ok":
 json.dump({{"reward": report["normalized_score"], "pass_rate": report["pass_rate"],
            "strict_pass": float(report["strict_pass"])}}, open("/logs/verifier/reward.json", "w"))
 PY
+"""
+
+# Harbor's oracle uploads solution/ to /solution and runs solve.sh in the task's environment
+_SOLVE_SH = """\
+#!/bin/bash
+# the reference solution of jobenv task {uid}: writes its deliverables into /workspace/output
+set -eu
+mkdir -p /workspace/output
+cd /workspace
+python3 /solution/solve.py /workspace/task_folder /workspace/output
 """
 
 _DOCKERFILE = """\
@@ -106,9 +131,21 @@ def _dir_name(task: Task) -> str:
     return f"{task.split}__{task.occupation}__task{task.number}"
 
 
-def export_task(task: Task, out: Path, *, rules: EpisodeRules, network: Literal["off", "web"] = "off",
+def _solution(task: Task, dest: Path) -> None:
+    """``solution/``: the task's reference solution (its ``solve.py`` and what it reads) and a ``solve.sh`` that
+    runs it in the task's environment; nothing for a task without one."""
+    if task.solution is None or not (Path(task.solution) / "solve.py").is_file():
+        return
+    shutil.copytree(task.solution, dest / "solution", symlinks=False,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "solve.sh"))
+    (dest / "solution" / "solve.sh").write_text(_SOLVE_SH.format(uid=task.uid), encoding="utf-8")
+    (dest / "solution" / "solve.sh").chmod(0o755)
+
+
+def export_task(task: Task, out: Path, *, rules: EpisodeRules, wheel: Path, network: Literal["off", "web"] = "off",
                 image: str | None = None) -> Path:
-    """Write ``task`` as a Harbor task directory under ``out`` (see the module docstring); its path."""
+    """Write ``task`` as a Harbor task directory under ``out`` (see the module docstring), ``wheel`` (a jobenv
+    wheel, see :mod:`jobenv.harbor.wheel`) bundled into its ``tests/``; its path."""
     from .. import __version__
     from ..episode.prompt import build_prompt
     from ..sandbox.docker import DEFAULT_IMAGE
@@ -128,13 +165,32 @@ def export_task(task: Task, out: Path, *, rules: EpisodeRules, network: Literal[
     (tests / "TASK_INSTRUCTIONS.txt").write_text(task.instructions, encoding="utf-8")
     if task.meta:
         (tests / "meta.json").write_text(json.dumps(task.meta, indent=1, ensure_ascii=False), encoding="utf-8")
-    (tests / "test.sh").write_text(_TEST_SH.format(marker=EXPORT_MARKER, version=__version__), encoding="utf-8")
+    shutil.copyfile(wheel, tests / Path(wheel).name)
+    (tests / "test.sh").write_text(_TEST_SH.format(marker=EXPORT_MARKER, version=__version__, wheel=Path(wheel).name),
+                                   encoding="utf-8")
     (tests / "test.sh").chmod(0o755)
+    _solution(task, dest)
     return dest
 
 
 def export_all(tasks: list[Task], out: Path, *, rules: EpisodeRules, network: Literal["off", "web"] = "off",
-               image: str | None = None) -> list[Path]:
-    """Export every task of ``tasks`` into ``out`` (made if missing); the directories written."""
+               image: str | None = None, wheel: Path | None = None) -> list[Path]:
+    """Export every task of ``tasks`` into ``out`` (made if missing); the directories written. ``wheel``: the
+    jobenv wheel their tests install (default: one made of the running jobenv, :func:`installed_wheel`); a wheel
+    of another version than the running jobenv is a JobenvError (its ``jobenv judge`` would not be the one the
+    export's ``test.sh`` expects)."""
+    import tempfile
+
+    from .. import __version__
+    from ..errors import JobenvError
+    from .wheel import check_wheel, installed_wheel
+
     Path(out).mkdir(parents=True, exist_ok=True)
-    return [export_task(t, Path(out), rules=rules, network=network, image=image) for t in tasks]
+    with tempfile.TemporaryDirectory(prefix="jobenv-wheel-") as tmp:
+        if wheel is None:
+            wheel = installed_wheel(Path(tmp))
+        elif check_wheel(Path(wheel)) != __version__:
+            raise JobenvError(f"{wheel}: a jobenv {check_wheel(Path(wheel))} wheel, but this is jobenv {__version__} "
+                              "(the exported test.sh runs the same version's judge)")
+        return [export_task(t, Path(out), rules=rules, network=network, image=image, wheel=Path(wheel))
+                for t in tasks]

@@ -56,6 +56,12 @@ def test_every_sample_task_is_written_as_a_harbor_directory(exported: Path) -> N
         assert copied == sorted(p.relative_to(t.task_folder) for p in t.task_folder.rglob("*"))
         # the agent never sees the rubrics: they are only in tests/, which Harbor copies in after the agent is done
         assert not list((d / "environment").rglob("RUBRICS.json")) and (d / "tests" / "RUBRICS.json").is_file()
+        # the wheel test.sh installs (no index has jobenv), and the reference solution for Harbor's oracle
+        assert (d / "tests" / f"jobenv-{jobenv.__version__}-py3-none-any.whl").is_file()
+        assert f"/tests/jobenv-{jobenv.__version__}-py3-none-any.whl" in test_sh and "pip install \"jobenv" not in test_sh
+        assert (d / "solution" / "solve.py").read_bytes() == (t.solution / "solve.py").read_bytes()
+        assert os.access(d / "solution" / "solve.sh", os.X_OK)
+        assert "python3 /solution/solve.py /workspace/task_folder /workspace/output" in (d / "solution" / "solve.sh").read_text()
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # jobenv's own reader finds no key it does not apply
         tasks = jobenv.load_tasks(str(exported))
@@ -86,6 +92,64 @@ def test_the_command_line(tmp_path: Path) -> None:
     assert "40 tool calls" in (tmp_path / "x" / "sample__financial_managers__task1" / "instruction.md").read_text()
     for bad in (["jobenv/sample", "--out", str(tmp_path / "y"), "--network", "bogus"],
                 ["no/such-env", "--out", str(tmp_path / "y")],
+                ["jobenv/sample", "--out", str(tmp_path / "y"), "--wheel", str(tmp_path / "jobenv-0.1.0-py3-none-any.whl")],
                 ["jobenv/sample"]):
         res = cli(*bad)
         assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr
+
+
+def test_the_bundled_wheel_is_the_running_jobenv_with_its_requirements(exported: Path, tmp_path: Path) -> None:
+    import tomllib
+    import zipfile
+
+    wheel = next(exported.glob("*/tests/*.whl"))
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        info = f"jobenv-{jobenv.__version__}.dist-info"
+        meta = zf.read(f"{info}/METADATA").decode()
+        entry_points = zf.read(f"{info}/entry_points.txt").decode()
+        record = zf.read(f"{info}/RECORD").decode()
+    here = Path(jobenv.__file__).parent
+    shipped = {f"jobenv/{p.relative_to(here).as_posix()}" for p in here.rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}
+    assert shipped <= names and not any("__pycache__" in n or n.endswith(".pyc") for n in names)
+    assert "jobenv/judge/prompts/" in " ".join(names) and "jobenv/cli/judge.py" in names
+    import re
+
+    def name(requirement: str) -> str:
+        return re.match(r"[A-Za-z0-9_.-]+", requirement.strip()).group(0).lower().replace("_", "-")  # type: ignore[union-attr]
+
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
+    required = {name(line.split(":", 1)[1]) for line in meta.splitlines()
+                if line.startswith("Requires-Dist:") and "extra ==" not in line}
+    assert {name(r) for r in project["dependencies"]} == required
+    assert "jobenv = jobenv.cli.main:main" in entry_points
+    assert len(record.splitlines()) == len(names)
+
+
+def test_a_given_wheel_is_bundled_and_must_be_this_jobenv(exported: Path, tmp_path: Path) -> None:
+    import zipfile
+
+    from jobenv.episode.rules import EpisodeRules
+    from jobenv.errors import JobenvError
+
+    tasks = [t for t in jobenv.load_tasks("jobenv/sample") if t.id == "financial_managers/task1"]
+    given = tmp_path / f"jobenv-{jobenv.__version__}-py3-none-any.whl"
+    given.write_bytes(next(exported.glob("*/tests/*.whl")).read_bytes())  # a copy, marked below
+    with zipfile.ZipFile(given, "a") as zf:
+        zf.writestr("jobenv/GIVEN.txt", "the user's wheel")
+    (written,) = export_all(tasks, tmp_path / "ok", rules=EpisodeRules(), wheel=given)
+    assert (written / "tests" / given.name).read_bytes() == given.read_bytes()
+    other = tmp_path / "jobenv-9.9.9-py3-none-any.whl"
+    with zipfile.ZipFile(other, "w") as zf:
+        zf.writestr("jobenv-9.9.9.dist-info/METADATA", "Name: jobenv\nVersion: 9.9.9\n")
+    with pytest.raises(JobenvError, match="9.9.9"):
+        export_all(tasks, tmp_path / "a", rules=EpisodeRules(), wheel=other)
+    (tmp_path / "notes.whl").write_text("not a wheel")
+    with pytest.raises(JobenvError, match="not a jobenv wheel"):
+        export_all(tasks, tmp_path / "b", rules=EpisodeRules(), wheel=tmp_path / "notes.whl")
+    fake = tmp_path / "x" / f"jobenv-{jobenv.__version__}-py3-none-any.whl"
+    fake.parent.mkdir()
+    fake.write_text("not a zip")
+    with pytest.raises(JobenvError, match="not a readable jobenv wheel"):
+        export_all(tasks, tmp_path / "c", rules=EpisodeRules(), wheel=fake)
