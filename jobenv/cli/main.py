@@ -21,6 +21,7 @@ from typing import Any
 from . import (
     build_image,
     calibrate,
+    check,
     demo,
     download,
     export_harbor,
@@ -43,7 +44,7 @@ __all__ = ["COMMANDS", "build_parser", "main", "options_for"]
 
 COMMANDS: tuple[ModuleType, ...] = (
     list_envs, tasks, validate, download, demo, judge, rollout, report, regrade, calibrate, export_trajectories, serve,
-    generate, export_harbor, gc,
+    generate, export_harbor, check, gc,
     build_image, toolchain,
 )
 _BY_NAME = {m.NAME: m for m in COMMANDS}
