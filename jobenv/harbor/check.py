@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..errors import TaskFormatError
+from ..errors import JobenvError, SandboxUnavailableError, TaskFormatError
 
 __all__ = ["CheckResult", "check_path", "task_dirs", "render_table", "all_passed"]
 
@@ -123,7 +123,10 @@ def _check_one(task_dir: Path, sandbox: str, sandbox_image: str | None) -> Check
         if sandbox_image:
             options["sandbox_image"] = sandbox_image
         env = make(str(task_dir), **options)
-    except TaskFormatError as exc:
+    except SandboxUnavailableError:
+        raise  # the backend, not the task: no task could run
+    except JobenvError as exc:  # a task jobenv cannot run (TaskFormatError: it does not load here)
+        result.loads = not isinstance(exc, TaskFormatError)
         result.error = str(exc).splitlines()[0]
         result.seconds = round(time.perf_counter() - t0, 1)
         return result

@@ -28,8 +28,10 @@ def _copy(tmp_path: Path, *names: str) -> Path:
     return root
 
 
-def test_every_fixture_passes_on_the_local_backend() -> None:
-    res = _cli(str(FIXTURES))
+def test_every_fixture_passes_on_the_local_backend(tmp_path: Path) -> None:
+    import json
+
+    res = _cli(str(FIXTURES), "--json", str(tmp_path / "check.jsonl"))
     assert res.returncode == 0, res.stdout + res.stderr
     rows = {line.split()[0]: line.split() for line in res.stdout.splitlines()[1:len(NAMES) + 1]}
     assert sorted(rows) == NAMES
@@ -37,6 +39,9 @@ def test_every_fixture_passes_on_the_local_backend() -> None:
         assert cells[1:4] == ["yes", "1.000", "0.000"] and cells[-1] == "ok"
     assert res.stdout.splitlines()[0].split() == ["task", "loads", "oracle", "no-op", "time", "verdict"]
     assert "3/3 tasks passed" in res.stdout
+    saved = [json.loads(line) for line in (tmp_path / "check.jsonl").read_text().splitlines()]
+    assert [(r["task"], r["oracle_reward"], r["noop_reward"], r["schema_version"]) for r in saved] == [
+        (n, 1.0, 0.0, 1) for n in NAMES]
 
 
 def test_one_task_directory_and_partial_credit(tmp_path: Path) -> None:
