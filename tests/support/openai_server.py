@@ -116,7 +116,7 @@ class OpenAIServer:
     """
 
     def __init__(self, handler: Handler, *, engine_ids: bool = True, tokenize: bool = True,
-                 rewrite_history: bool = False) -> None:
+                 rewrite_history: bool = False, host: str = "127.0.0.1") -> None:
         self.handler = handler
         self.engine_ids, self.tokenize, self.rewrite_history = engine_ids, tokenize, rewrite_history
         self.tokenize_requests: list[dict[str, Any]] = []
@@ -225,7 +225,7 @@ class OpenAIServer:
             # and the client's SYN retry then adds a second of latency
             request_queue_size = 128
 
-        self._server = _Server(("127.0.0.1", 0), _H)
+        self._server = _Server((host, 0), _H)  # host: another address for clients in containers
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
