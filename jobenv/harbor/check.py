@@ -1,8 +1,8 @@
 """A task author's check of Harbor task directories: each is loaded by jobenv, then run twice through a jobenv
 episode on the chosen sandbox backend and graded as any agent's episode is (its ``tests/``):
 
-* the oracle, as Harbor's oracle agent runs it: ``solution/`` at ``/solution``, ``solve.sh`` made executable and
-  run from the task's workdir with ``DEBIAN_FRONTEND=noninteractive`` (output in the result's ``oracle_log``),
+* the oracle, as Harbor's oracle agent runs it: ``solution/`` at ``/solution``, ``solve.sh`` run (by the
+  interpreter its ``#!`` line names, else bash) from the task's workdir with ``DEBIAN_FRONTEND=noninteractive`` (output in the result's ``oracle_log``),
   under the agent's timeout (``[agent] timeout_sec``, else 600 s), then ``submit``;
 * a no-op: ``submit`` straight away.
 
@@ -69,8 +69,10 @@ def task_dirs(path: Path) -> list[Path]:
 
 
 def _oracle_command(workdir: str) -> str:
-    return (f"chmod +x /solution/solve.sh && cd {shlex.quote(workdir)} && DEBIAN_FRONTEND=noninteractive "
-            f"/solution/solve.sh > {_ORACLE_TMP}/oracle.txt 2>&1; echo \"exit=$?\"")
+    # run by its #! interpreter (bash without one), as exec would: the scratch mount holding it may be noexec
+    return (f"cd {shlex.quote(workdir)} && first=$(head -n 1 /solution/solve.sh); case \"$first\" in "
+            "'#!'*) run=${first#??};; *) run=bash;; esac; DEBIAN_FRONTEND=noninteractive $run /solution/solve.sh "
+            f"> {_ORACLE_TMP}/oracle.txt 2>&1; echo \"exit=$?\"")
 
 
 async def _stage_solution(sb: Any, solution: Path) -> None:

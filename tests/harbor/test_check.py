@@ -109,3 +109,12 @@ def test_every_fixture_passes_on_docker(tmp_path: Path, docker_image: str) -> No
     assert [(r.task, r.loads, r.oracle_reward, r.noop_reward) for r in results] == [
         (n, True, 1.0, 0.0) for n in NAMES], render_table(results)
     assert all_passed(results)
+
+
+def test_solve_sh_runs_by_its_interpreter_line(tmp_path: Path) -> None:
+    root = _copy(tmp_path, "hello-world")
+    (root / "hello-world" / "solution" / "solve.sh").write_text(
+        "#!/usr/bin/env python3\nimport os\nopen('hello.txt', 'w').write('Hello, world!\\n')\nprint(os.environ['PWD'])\n")
+    (result,) = check_path(root)
+    assert result.passed and result.oracle_reward == 1.0, render_table([result])
+    assert result.oracle_log.strip() == "/app"  # run from the task's workdir
