@@ -153,3 +153,11 @@ def test_a_given_wheel_is_bundled_and_must_be_this_jobenv(exported: Path, tmp_pa
     fake.write_text("not a zip")
     with pytest.raises(JobenvError, match="not a readable jobenv wheel"):
         export_all(tasks, tmp_path / "c", rules=EpisodeRules(), wheel=fake)
+
+
+def test_jobenv_check_passes_an_exported_task(exported: Path) -> None:
+    """The export's solution/ is what `jobenv check` runs as the oracle: it earns full credit, a no-op none."""
+    from jobenv.harbor.check import check_path, render_table
+
+    (result,) = check_path(exported / "sample__purchasing_agents__task1")
+    assert result.passed and (result.oracle_reward, result.noop_reward) == (1.0, 0.0), render_table([result])
