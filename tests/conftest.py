@@ -26,7 +26,7 @@ for _var in ("JOBENV_JUDGE_BASE_URL", "JOBENV_JUDGE_API_KEY", "JOBENV_JUDGE_MODE
 # tests that mostly wait on pip, the package index and dockerd (Docker image builds, fresh-venv installs, the
 # trainer integrations), so they overlap with the rest; within a stream tests run in collection order, one at
 # a time, as they would without xdist.
-SIDE_STREAM = ("tests/image/", "tests/install/", "tests/integrations/")
+SIDE_STREAM = ("tests/image/", "tests/install/", "tests/integrations/", "tests/harbor/test_export_in_harbor.py")
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
