@@ -212,7 +212,8 @@ class HarborVerifier(Judge):
             details["stdout_tail"] = tail.output
             net = await sb.run(f"grep -m1 -E -i -e {shlex.quote(NETWORK_FAILURE_PATTERN)} /logs/verifier/test-stdout.txt")
             offline = network_failure(net.output) if net.exit_code == 0 else None
-            if offline is not None:  # below full credit (or no reward) after a failed download: not the agent's 0
+            offline_error = None  # below full credit (or no reward) after a failed download: not the agent's 0
+            if offline is not None:
                 details["network_failure"] = offline
                 offline_error = network_error(offline, spec.verifier_network, spec.verifier_allowed_hosts)
             for kind in ("json", "txt"):
@@ -227,10 +228,10 @@ class HarborVerifier(Judge):
                     except ValueError as exc:
                         return _report(task, t0, error=str(exc), details=details)
                     details["rewards"] = values
-                    if offline is not None and reward < 1.0:
+                    if offline_error is not None and reward < 1.0:
                         return _report(task, t0, error=offline_error, details=details)
                     return _report(task, t0, reward=reward, details=details)
-            return _report(task, t0, error=offline_error if offline is not None else
+            return _report(task, t0, error=offline_error or
                            "tests/test.sh wrote no /logs/verifier/reward.json or reward.txt", details=details)
         except Exception as exc:  # noqa: BLE001 - any failure of the verifier's own machinery is a grading error
             return _report(task, t0, error=f"the verifier failed: {type(exc).__name__}: {exc}")
