@@ -71,7 +71,8 @@ class JobEnv(gymnasium.Env[str, Any]):
     Args:
         tasks: the tasks to serve (``jobenv.make(env_id)`` loads them by id).
         env_id: the id the tasks came from, recorded in ``info`` and trajectories.
-        sandbox: backend name (``"local"``, ``"docker"``; see :func:`jobenv.sandbox.make_sandbox`) or a
+        sandbox: backend name (``"local"``, ``"docker"``; see :func:`jobenv.sandbox.make_sandbox`; ``"auto"``:
+            docker where a Harbor task's environment needs its built image and an engine answers, else local) or a
             zero-argument factory returning a new :class:`Sandbox`; a fresh sandbox serves every episode.
             (A Sandbox instance is accepted for a single episode.)
         judge: ``"auto"``, ``"checks"``, ``"llm"`` or a judge object (see :func:`jobenv.judge.make_judge`).
@@ -141,6 +142,11 @@ class JobEnv(gymnasium.Env[str, Any]):
                 raise ConfigError(f"JobEnv: {where}: {msg}") from None
         self.rules = rules
         self.limits = limits or SandboxLimits()
+        auto = sandbox == "auto"
+        if auto:  # docker where a Harbor task's environment needs its built image and an engine answers
+            from ..harbor.run import auto_backend
+
+            sandbox = auto_backend([t.harbor for t in self.tasks if t.harbor is not None], dict(sandbox_options or {}))
         if isinstance(sandbox, str):
             from ..sandbox import BACKENDS
 
@@ -179,7 +185,8 @@ class JobEnv(gymnasium.Env[str, Any]):
             check_judge(grader_for(harbor[0], self._judge), harbor, self.env_id)
             from ..harbor.run import check_environments
 
-            check_environments([t.harbor for t in harbor if t.harbor], self.limits, sandbox, self.sandbox_options)
+            check_environments([t.harbor for t in harbor if t.harbor], self.limits, sandbox, self.sandbox_options,
+                               auto=auto)
         self._res = _Resources()
         self._finalizer = weakref.finalize(self, _release, self._res)
         self._instance_used = False

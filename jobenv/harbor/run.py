@@ -24,14 +24,54 @@ if TYPE_CHECKING:
     from ..tasks import Task
     from .spec import HarborSpec
 
-__all__ = ["harbor_limits", "harbor_prompt", "check_environments", "sandbox_options"]
+__all__ = ["harbor_limits", "harbor_prompt", "check_environments", "sandbox_options", "needs_image", "auto_backend"]
 
 
-def check_environments(specs: list[HarborSpec], base: SandboxLimits, backend: object, options: dict[str, Any]) -> None:
-    """At make: TaskFormatError for a task whose settings do not fit a sandbox, and on the docker backend for a
-    base image a task's environment lacks."""
+def needs_image(spec: HarborSpec) -> str | None:
+    """What of ``spec``'s environment only a built image holds (its first RUN step the local sandbox cannot apply,
+    or a prebuilt ``docker_image``), said for an error; None when the local sandbox serves it."""
+    dockerfile = spec.root / "environment" / "Dockerfile"
+    if spec.run_steps:
+        more = f" (and {len(spec.run_steps) - 1} more)" if len(spec.run_steps) > 1 else ""
+        return f"{dockerfile}: the step `{spec.run_steps[0][:200]}`{more}"
+    if spec.docker_image and not dockerfile.is_file():
+        return f"{spec.root / 'task.toml'}: [environment] docker_image {spec.docker_image!r}"
+    return None
+
+
+def auto_backend(specs: list[HarborSpec], options: dict[str, Any]) -> str:
+    """``sandbox="auto"``: the docker backend when a task's environment needs a built image
+    (:func:`needs_image`) and a Docker engine answers, else the local one (which then refuses such a task at
+    make, saying no engine answered). Never raises."""
+    if not any(needs_image(s) for s in specs):
+        return "local"
+    try:
+        from ..sandbox.docker import docker_client
+
+        docker_client(options.get("base_url")).close()
+    except Exception:  # noqa: BLE001 - no engine (or no SDK): the local backend says why at make
+        return "local"
+    return "docker"
+
+
+def check_environments(specs: list[HarborSpec], base: SandboxLimits, backend: object, options: dict[str, Any],
+                       auto: bool = False) -> None:
+    """At make: TaskFormatError for a task whose settings do not fit a sandbox; on the local backend for a task
+    whose environment only a built image holds (naming the RUN step: the local sandbox runs none), and on the
+    docker backend for a base image a task's environment lacks. ``auto``: the backend was chosen by
+    :func:`auto_backend`."""
     for spec in specs:
         harbor_limits(base, spec)
+    if backend == "local":
+        for spec in specs:
+            need = needs_image(spec)
+            if need is not None:
+                from ..errors import TaskFormatError
+
+                how = ("sandbox='auto' found no Docker engine answering, so it could not build the image" if auto
+                       else "use sandbox='docker' (the local Docker engine builds the image) or sandbox='auto'")
+                raise TaskFormatError(f"{need} needs the task's image, which the local sandbox cannot apply (it "
+                                      f"runs no Dockerfile RUN step): {how}")
     if backend == "docker":
         from .image import check_base_images
 

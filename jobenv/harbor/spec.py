@@ -1,15 +1,21 @@
 """A Harbor task directory read into what jobenv runs: ``task.toml`` (schema 1.4, the legacy ``version`` key too),
 ``instruction.md`` (and ``system_prompt.md``), ``environment/`` and ``tests/``.
 
-:func:`read_task_dir` validates the directory and returns a :class:`HarborSpec`: the workdir, network, limits,
-timeouts and verifier settings jobenv applies, and where the workspace files are. Keys of ``task.toml`` jobenv
-does not interpret are tolerated and listed in one warning. The workspace files are what the environment's
-Dockerfile ``COPY``/``ADD``s into the workdir, and the directories a ``RUN mkdir -p ...`` line makes there (the
-local sandbox runs no other ``RUN`` step); without a Dockerfile the workspace starts empty.
+:func:`read_task_dir` validates the directory (``task.toml`` as Harbor validates it,
+:mod:`jobenv.harbor.task_toml`) and returns a :class:`HarborSpec`: the workdir, network, limits, timeouts and
+verifier settings jobenv applies, and where the workspace files are. Keys of ``task.toml`` jobenv does not apply
+are tolerated and listed in one warning. The workspace files are what the environment's Dockerfile
+``COPY``/``ADD``s into the workdir, and the directories a ``RUN mkdir -p ...`` line makes there; every other
+``RUN`` step is listed in ``run_steps`` (the local sandbox cannot apply them, so such a task needs the docker
+backend: :func:`jobenv.harbor.run.check_environments`). Without a Dockerfile the workspace starts empty.
 
-Failure behaviour: TaskFormatError naming the file and the problem for a malformed ``task.toml``, a missing or
-empty ``instruction.md``, a ``tests/`` with neither ``test.sh`` nor ``judge.toml``, multi-step tasks, a copy
-source outside ``environment/`` and a workdir the local sandbox cannot serve.
+The grader: ``tests/test.sh``, except where ``tests/judge.toml`` stands beside harbor-rewardkit's ``test.sh`` (or
+alone), DAYJOB's layout: then jobenv's judge grades the judge.toml and the test.sh is not run.
+
+Failure behaviour: TaskFormatError naming the file and the problem for a ``task.toml`` Harbor refuses, a missing
+or empty ``instruction.md``, a ``tests/`` with neither ``test.sh`` nor ``judge.toml``, a compose or multi-step
+task (named as such: jobenv does not run them), a non-Linux task, a copy source outside ``environment/`` and a
+workdir the local sandbox cannot serve.
 """
 
 from __future__ import annotations
@@ -21,90 +27,18 @@ import shlex
 import tomllib
 import warnings
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import TaskFormatError, first_problem
+from .task_toml import HarborTaskToml, Policy
 
 __all__ = ["resolve_env", "HarborSpec", "HarborTaskToml", "read_task_dir", "is_task_dir", "copied_files", "made_dirs",
-           "DEFAULT_WORKDIR"]
+           "DEFAULT_WORKDIR", "unsupported_reason", "run_steps"]
 
 DEFAULT_WORKDIR = "/workspace"
-NetworkModeName = Literal["no-network", "public", "allowlist"]
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    def unknown(self, prefix: str) -> list[str]:
-        return [f"{prefix}.{k}" for k in (self.model_extra or {})]
-
-
-class _Agent(_Section):
-    timeout_sec: float | None = Field(default=None, gt=0)
-    network_mode: Literal["no-network", "public", "allowlist"] | None = None
-    allowed_hosts: list[str] | None = None
-    user: str | int | None = None
-
-
-class _Verifier(_Section):
-    timeout_sec: float = Field(default=600.0, gt=0)
-    env: dict[str, str] = Field(default_factory=dict)
-    network_mode: Literal["no-network", "public", "allowlist"] | None = None
-    allowed_hosts: list[str] | None = None
-    environment_mode: Literal["shared", "separate"] | None = None
-    environment: dict[str, Any] | None = None  # a verifier image of its own: implies "separate"
-    user: str | int | None = None
-
-
-class _Environment(_Section):
-    docker_image: str | None = None
-    cpus: float | None = Field(default=None, gt=0)
-    memory_mb: int | None = Field(default=None, ge=64)
-    storage_mb: int | None = Field(default=None, ge=16)
-    gpus: int | None = None
-    workdir: str | None = None
-    env: dict[str, str] = Field(default_factory=dict)
-    network_mode: Literal["no-network", "public", "allowlist"] | None = None
-    allowed_hosts: list[str] | None = None
-    allow_internet: bool | None = None  # before network_mode
-    build_timeout_sec: float | None = None
-    os: str | None = None
-
-
-class HarborTaskToml(BaseModel):
-    """The parts of ``task.toml`` jobenv reads; the rest is kept and reported by :meth:`unknown_keys`."""
-
-    model_config = ConfigDict(extra="allow")
-
-    schema_version: str = "1.4"
-    task: dict[str, Any] | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    agent: _Agent = Field(default_factory=_Agent)
-    verifier: _Verifier = Field(default_factory=_Verifier)
-    environment: _Environment = Field(default_factory=_Environment)
-    solution: dict[str, Any] = Field(default_factory=dict)
-    source: str | None = None
-    artifacts: list[str | dict[str, Any]] = Field(default_factory=list)
-    steps: list[dict[str, Any]] | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _legacy_version(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "version" in data:
-            data = dict(data)
-            data.setdefault("schema_version", str(data.pop("version")))
-        return data
-
-    def unknown_keys(self) -> list[str]:
-        """Keys jobenv does not apply: unknown ones, and known ones it cannot serve (GPUs, a verifier image of its
-        own, agent and verifier users)."""
-        unserved = [k for k, v in (("environment.gpus", self.environment.gpus),
-                                   ("verifier.environment", self.verifier.environment),
-                                   ("agent.user", self.agent.user), ("verifier.user", self.verifier.user)) if v]
-        return sorted([*(self.model_extra or {}), *self.agent.unknown("agent"), *self.verifier.unknown("verifier"),
-                       *self.environment.unknown("environment"), *unserved])
+COMPOSE_FILES = ("docker-compose.yaml", "docker-compose.yml", "compose.yaml", "compose.yml")
 
 
 class HarborSpec(BaseModel):
@@ -135,6 +69,7 @@ class HarborSpec(BaseModel):
     unknown_keys: tuple[str, ...] = ()
     copies: tuple[tuple[Path, str], ...] = ()  # (host source, path in the workdir) the Dockerfile copies in
     made_dirs: tuple[str, ...] = ()  # workdir directories its plain `RUN mkdir -p` lines make
+    run_steps: tuple[str, ...] = ()  # the Dockerfile's RUN steps the local sandbox does not apply
 
     @property
     def tests_dir(self) -> Path:
@@ -142,17 +77,40 @@ class HarborSpec(BaseModel):
 
 
 def is_task_dir(path: Path) -> bool:
-    """Whether ``path`` looks like a Harbor task directory (it holds ``task.toml`` and ``instruction.md``)."""
-    return (path / "task.toml").is_file() and (path / "instruction.md").is_file()
+    """Whether ``path`` looks like a Harbor task directory (it holds ``task.toml`` and ``instruction.md``, or the
+    ``steps/`` folder of a multi-step task)."""
+    return (path / "task.toml").is_file() and ((path / "instruction.md").is_file() or (path / "steps").is_dir())
 
 
-def _network(mode: str | None, hosts: list[str] | None) -> tuple[Literal["off", "web"], tuple[str, ...] | None]:
-    """A Harbor network mode as jobenv's: no-network -> off, public -> web, allowlist -> web reaching only
-    ``allowed_hosts`` (off when it names none)."""
+def unsupported_reason(root: Path) -> str | None:
+    """Why jobenv does not run the Harbor task at ``root`` although Harbor may (a compose environment, a
+    multi-step task), or None. Reads only what it needs; a malformed task.toml is :func:`read_task_dir`'s to
+    report."""
+    env = root / "environment"
+    compose = next((env / f for f in COMPOSE_FILES if (env / f).is_file()), None)
+    if compose is not None:
+        return (f"{compose}: a compose task (its environment is a Docker Compose project of services started "
+                "together); jobenv runs each episode in one sandbox and does not run compose environments")
+    try:
+        steps = tomllib.loads((root / "task.toml").read_text(encoding="utf-8")).get("steps")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    if steps:
+        names = [str(s.get("name")) for s in steps if isinstance(s, dict)]
+        return (f"{root / 'task.toml'}: a multi-step task ([[steps]] {', '.join(names)}: Harbor runs each step's "
+                "instruction and tests in turn in one environment); jobenv runs one instruction and one grading "
+                "per episode and does not run multi-step tasks")
+    return None
+
+
+def _network(policy: Policy) -> tuple[Literal["off", "web"], tuple[str, ...] | None]:
+    """A Harbor network policy as jobenv's: no-network -> off, public -> web, allowlist -> web reaching only its
+    hosts (off when it names none)."""
+    mode, hosts = policy
     if mode == "public":
         return "web", None
     if mode == "allowlist" and hosts:
-        return "web", tuple(hosts)
+        return "web", hosts
     return "off", None
 
 
@@ -249,31 +207,52 @@ def copied_files(env_dir: Path, dockerfile: Path, workdir: str | None) -> tuple[
 _MKDIR = re.compile(r"^\s*RUN\s+mkdir\s+-p\s+([^;&|<>`$]+?)\s*$", re.I)
 
 
-def made_dirs(dockerfile: Path, workdir: str) -> list[str]:
-    """Directories (relative to ``workdir``) that the Dockerfile's plain ``RUN mkdir -p ...`` lines make inside it."""
-    current, out = "/", []
+def _mkdir_targets(line: str, current: str) -> list[str] | None:
+    """The absolute directories a plain ``RUN mkdir -p ...`` line makes (None for any other line)."""
+    m = _MKDIR.match(line)
+    return None if m is None else [posixpath.normpath(posixpath.join(current, w)) for w in shlex.split(m.group(1))]
+
+
+def _walk_runs(dockerfile: Path) -> list[tuple[str, str]]:
+    """(logical line, the WORKDIR at it) of every RUN line (and COPY/ADD ``--from`` another stage or image) of the
+    Dockerfile's last stage."""
+    current, out = "/", list[tuple[str, str]]()
     for line in _dockerfile_lines(dockerfile.read_text(encoding="utf-8", errors="replace")):
         m = _INSTRUCTION.match(line)
         if m and m.group(1).upper() == "WORKDIR":
             current = posixpath.normpath(posixpath.join(current, m.group(2).strip().strip('"')))
-            continue
-        m = _MKDIR.match(line)
-        if m:
-            for word in shlex.split(m.group(1)):
-                target = posixpath.normpath(posixpath.join(current, word))
-                if target.startswith(workdir.rstrip("/") + "/"):
-                    out.append(posixpath.relpath(target, workdir))
+        elif re.match(r"^\s*FROM\s", line, re.I):
+            current, out = "/", []  # only the final stage's steps shape the image the agent works in
+        elif re.match(r"^\s*(RUN\s|(COPY|ADD)\s.*--from[=\s])", line, re.I):  # a copy out of another image too
+            out.append((" ".join(line.split()), current))
     return out
+
+
+def made_dirs(dockerfile: Path, workdir: str) -> list[str]:
+    """Directories (relative to ``workdir``) that the Dockerfile's plain ``RUN mkdir -p ...`` lines make inside it."""
+    out = []
+    for line, current in _walk_runs(dockerfile):
+        for target in _mkdir_targets(line, current) or []:
+            if target.startswith(workdir.rstrip("/") + "/"):
+                out.append(posixpath.relpath(target, workdir))
+    return out
+
+
+def run_steps(dockerfile: Path, workdir: str) -> list[str]:
+    """The Dockerfile's steps the local sandbox cannot apply: every RUN step but plain ``mkdir -p`` lines making
+    directories inside ``workdir`` (or the workdir itself), and copies out of another stage or image."""
+    inside = workdir.rstrip("/") + "/"
+    return [line for line, current in _walk_runs(dockerfile)
+            if not all(t == workdir or t.startswith(inside) for t in (_mkdir_targets(line, current) or ["/"]))]
 
 
 def _artifacts(config: HarborTaskToml, workdir: str, where: Path) -> tuple[str, ...]:
     """The artifact sources as paths relative to the workdir; TaskFormatError for one outside it (the local and
     Docker sandboxes keep only the workdir) or climbing out with ``..``."""
     out = []
-    for entry in config.artifacts:
-        source = entry if isinstance(entry, str) else str(entry.get("source", ""))
-        if entry and not isinstance(entry, str) and entry.get("service") not in (None, "main"):
-            raise TaskFormatError(f"{where}: artifact {source!r} comes from service {entry['service']!r}; "
+    for source, service in config.artifact_sources():
+        if service not in (None, "main"):
+            raise TaskFormatError(f"{where}: artifact {source!r} comes from service {service!r}; "
                                   "jobenv runs one container")
         full = posixpath.normpath(posixpath.join(workdir, source))
         if ".." in source.split("/") or not full.startswith(workdir.rstrip("/") + "/"):
@@ -299,17 +278,21 @@ def read_task_dir(root: Path) -> HarborSpec:
     except ValidationError as exc:
         where, msg, _ = first_problem(exc, "the file")
         raise TaskFormatError(f"{toml_path}: {where}: {msg}") from None
-    if config.steps:
-        raise TaskFormatError(f"{toml_path}: multi-step tasks ([[steps]]) are not supported")
+    why = unsupported_reason(root)
+    if why is not None:
+        raise TaskFormatError(why)
+    if config.environment.os != "linux":
+        raise TaskFormatError(f"{toml_path}: [environment] os = {config.environment.os!r}: jobenv's sandboxes run "
+                              "Linux only")
     instruction = root / "instruction.md"
     if not instruction.is_file() or not instruction.read_text(encoding="utf-8", errors="replace").strip():
         raise TaskFormatError(f"{instruction}: missing or empty (the request given to the agent)")
     tests = root / "tests"
     grader: Literal["test.sh", "judge.toml"]
-    if (tests / "test.sh").is_file():
+    if (tests / "judge.toml").is_file() and (not (tests / "test.sh").is_file() or _runs_rewardkit(tests / "test.sh")):
+        grader = "judge.toml"  # DAYJOB's layout: rewardkit's test.sh would only call a judge on judge.toml
+    elif (tests / "test.sh").is_file():
         grader = "test.sh"
-    elif (tests / "judge.toml").is_file():
-        grader = "judge.toml"
     else:
         raise TaskFormatError(f"{tests}: neither test.sh nor judge.toml (nothing could grade the task)")
     unknown = config.unknown_keys()
@@ -327,12 +310,10 @@ def read_task_dir(root: Path) -> HarborSpec:
             check_alias(workdir, DEFAULT_WORKDIR)
         except ValueError as exc:
             raise TaskFormatError(f"{toml_path}: workdir {workdir}: the local sandbox cannot serve it ({exc})") from None
-    legacy = None if env.allow_internet is None else ("public" if env.allow_internet else "no-network")
-    agent_mode = config.agent.network_mode or env.network_mode or legacy
-    network, allowed = _network(agent_mode, config.agent.allowed_hosts or env.allowed_hosts)
-    verifier_network, verifier_allowed = _network(config.verifier.network_mode, config.verifier.allowed_hosts)
+    network, allowed = _network(config.agent_policy())
+    verifier_network, verifier_allowed = _network(config.verifier_policy())
     system = root / "system_prompt.md"
-    name = str((config.task or {}).get("name") or root.name)
+    name = config.task.name if config.task is not None else root.name
     return HarborSpec(
         name=name, root=root.resolve(), workdir=workdir, network=network, allowed_hosts=allowed,
         agent_timeout_s=config.agent.timeout_sec, docker_image=env.docker_image, cpus=env.cpus, memory_mb=env.memory_mb, storage_mb=env.storage_mb,
@@ -344,4 +325,10 @@ def read_task_dir(root: Path) -> HarborSpec:
                      if isinstance(config.metadata.get(k), str) and config.metadata[k].strip()), None),
         verifier_mode=config.verifier.environment_mode or ("separate" if config.verifier.environment else "shared"),
         unknown_keys=tuple(unknown), copies=tuple(copies),
-        made_dirs=tuple(made_dirs(dockerfile, workdir)) if dockerfile.is_file() else ())
+        made_dirs=tuple(made_dirs(dockerfile, workdir)) if dockerfile.is_file() else (),
+        run_steps=tuple(run_steps(dockerfile, workdir)) if dockerfile.is_file() else ())
+
+
+def _runs_rewardkit(test_sh: Path) -> bool:
+    """Whether a test.sh is harbor-rewardkit's runner (it names the package or its command)."""
+    return "rewardkit" in test_sh.read_text(encoding="utf-8", errors="replace")

@@ -5,8 +5,11 @@ rubrics (its ``tests/`` grade it), the id ``<directory name>/task1`` and, as its
 the environment's Dockerfile copies into the workdir, staged once on the host under the cache directory (keyed by
 their content) so every episode copies the same tree.
 
+In a folder of tasks, the ones jobenv does not run (compose and multi-step tasks) are left out and named in one
+warning; asked for by their own path they are refused, naming what they are.
+
 Failure behaviour: TaskFormatError (see :func:`jobenv.harbor.spec.read_task_dir`), also for a folder holding no
-Harbor task; nothing half-staged is left behind.
+Harbor task jobenv runs; nothing half-staged is left behind.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ import hashlib
 import os
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
 
 from ..errors import TaskFormatError
 from ..tasks import Task
-from .spec import HarborSpec, is_task_dir, read_task_dir
+from .spec import HarborSpec, is_task_dir, read_task_dir, unsupported_reason
 
 __all__ = ["load_harbor_tasks", "is_task_dir", "is_harbor_path", "HARBOR_PREFIX"]
 
@@ -92,8 +96,14 @@ def load_harbor_tasks(path: str | Path, domain: str | None = None) -> list[Task]
         dirs = [root]
     else:
         dirs = sorted(p for p in root.iterdir() if p.is_dir() and (p / "task.toml").is_file()) if root.is_dir() else []
+        skipped = {d.name: why for d in dirs if (why := unsupported_reason(d)) is not None}
+        if skipped:
+            warnings.warn(f"{root}: {len(skipped)} Harbor task(s) left out, jobenv does not run them: "
+                          + "; ".join(f"{name}: {why}" for name, why in skipped.items()), stacklevel=2)
+            dirs = [d for d in dirs if d.name not in skipped]
     if not dirs:
-        raise TaskFormatError(f"{root}: no Harbor task (a directory with task.toml and instruction.md) here")
+        raise TaskFormatError(f"{root}: no Harbor task jobenv runs (a directory with task.toml and instruction.md) "
+                              "here")
     specs = [read_task_dir(d) for d in dirs]
     if domain:
         specs = [s if s.domain else s.model_copy(update={"domain": domain}) for s in specs]

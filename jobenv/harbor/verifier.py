@@ -11,8 +11,9 @@ network mode, and reads the reward as Harbor does: ``/logs/verifier/reward.json`
 ``reward`` the reward) when present, else ``reward.txt`` (one number).
 
 Fail-closed: no reward file, an empty or unparseable one, a non-finite or out-of-range (outside [0, 1]) reward, a
-``reward.json`` without ``reward``, a test script that times out and a verifier sandbox that cannot start all
-make a report with ``status="error"`` (a grading error a trainer drops), never credit. Entries of the agent's
+``reward.json`` without ``reward``, a test script that times out, a test script whose output shows a failed
+download, name lookup or connection (:mod:`jobenv.harbor.offline`) and no full reward, and a verifier sandbox that
+cannot start all make a report with ``status="error"`` (a grading error a trainer drops), never credit. Entries of the agent's
 workspace the export refused (symlinks, special files) are simply absent from the verifier's copy.
 """
 
@@ -29,6 +30,7 @@ from typing import Any
 
 from ..judge.base import Judge
 from ..judge.report import GradeReport
+from .offline import NETWORK_FAILURE_PATTERN, network_error, network_failure
 from .spec import resolve_env
 
 __all__ = ["HarborVerifier", "grader_for", "parse_reward"]
@@ -85,7 +87,8 @@ class HarborVerifier(Judge):
     """Grades Harbor tasks by their ``tests/test.sh`` (see the module docstring). ``sandbox``: the backend of the
     verifier's sandbox (``"local"``). A task jobenv exported (:mod:`jobenv.harbor.export`) is graded natively:
     its ``tests/RUBRICS.json`` by ``judge`` (default ``"auto"``, set up by the ``JOBENV_JUDGE_*`` variables, as
-    its test.sh would) over the workspace's ``output/``."""
+    its test.sh would) over the workspace's ``output/``. ``judge`` also grades ``tests/judge.toml`` tasks when it is
+    an ``llm`` or ``agentic`` judge (an override of the judge the file names); ``checks`` cannot grade them."""
 
     kind = "harbor"
 
@@ -107,23 +110,30 @@ class HarborVerifier(Judge):
             if why is not None:
                 return why
             kind = self._rubric_kind(spec)
+            if kind == "checks":
+                return "judge='checks' cannot grade a judge.toml (its criteria are judged by an LLM)"
             try:
                 self._rubric_judge(kind)
             except Exception as exc:  # noqa: BLE001 - a judge that cannot be built is the reason, said at make
                 return f"its judge.toml needs jobenv's {kind} judge: {exc}"
         return None
 
-    @staticmethod
-    def _rubric_kind(spec: Any) -> str:
+    def _rubric_kind(self, spec: Any) -> str:
+        """The judge of a judge.toml task: the one asked for (``judge="llm"`` / ``"agentic"`` / ``"checks"``), else
+        the one the file names (an agent: the agentic judge; a model: the LLM judge)."""
         from .rubric_judge import wants_agent
 
+        asked = getattr(self._native_spec, "kind", self._native_spec)
+        if asked in ("llm", "agentic", "checks"):
+            return str(asked)
         return "agentic" if wants_agent(spec) else "llm"
 
     def _rubric_judge(self, kind: str) -> Any:
         if kind not in self._rubric_judges:
             from ..judge import make_judge
 
-            self._rubric_judges[kind] = make_judge(kind)
+            asked = self._native_spec  # the judge object asked for grades as configured
+            self._rubric_judges[kind] = make_judge(asked if getattr(asked, "kind", None) == kind else kind)
         return self._rubric_judges[kind]
 
     def _limits(self, spec: Any) -> Any:
@@ -200,6 +210,12 @@ class HarborVerifier(Judge):
             details["exit_code"] = int(m.group(1)) if m else None
             tail = await sb.run("tail -c 2000 /logs/verifier/test-stdout.txt")
             details["stdout_tail"] = tail.output
+            net = await sb.run(f"grep -m1 -E -i -e {shlex.quote(NETWORK_FAILURE_PATTERN)} /logs/verifier/test-stdout.txt")
+            offline = network_failure(net.output) if net.exit_code == 0 else None
+            offline_error = None  # below full credit (or no reward) after a failed download: not the agent's 0
+            if offline is not None:
+                details["network_failure"] = offline
+                offline_error = network_error(offline, spec.verifier_network, spec.verifier_allowed_hosts)
             for kind in ("json", "txt"):
                 got = await sb.run(f"test -f /logs/verifier/reward.{kind} && head -c {_REWARD_CAP + 1} "
                                    f"/logs/verifier/reward.{kind}")
@@ -212,9 +228,11 @@ class HarborVerifier(Judge):
                     except ValueError as exc:
                         return _report(task, t0, error=str(exc), details=details)
                     details["rewards"] = values
+                    if offline_error is not None and reward < 1.0:
+                        return _report(task, t0, error=offline_error, details=details)
                     return _report(task, t0, reward=reward, details=details)
-            return _report(task, t0, error="tests/test.sh wrote no /logs/verifier/reward.json or reward.txt",
-                           details=details)
+            return _report(task, t0, error=offline_error or
+                           "tests/test.sh wrote no /logs/verifier/reward.json or reward.txt", details=details)
         except Exception as exc:  # noqa: BLE001 - any failure of the verifier's own machinery is a grading error
             return _report(task, t0, error=f"the verifier failed: {type(exc).__name__}: {exc}")
         finally:
@@ -276,5 +294,5 @@ def grader_for(task: Any, judge: Any, sandbox: Any = None) -> Any:
         except AttributeError:  # a judge object that takes no attributes gets a verifier per grading
             pass
     if key not in verifiers:
-        verifiers[key] = HarborVerifier("docker" if options else "local", **options)
+        verifiers[key] = HarborVerifier("docker" if options else "local", judge=judge, **options)
     return verifiers[key]

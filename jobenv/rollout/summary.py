@@ -5,9 +5,11 @@ they count as reward 0, never as a pass).
 
 DAYJOB's metrics are here too: the task-weighted mean (each task's mean over its attempts, then the mean over
 tasks, so a task run five times weighs as much as one run once: DAYJOB's per-domain table is the per-occupation
-table's ``task_mean_reward``), the unweighted share of criteria met, and the share of attempts meeting every
-criterion, 95 % and 90 % of them, and all but one (pass@1 (N-1)). An attempt that was not graded (a budget ran out
-under ``on_truncate="zero"``) meets none; errored attempts are left out and counted, as everywhere.
+table's ``task_mean_reward``), the unweighted share of criteria met, and the share meeting every criterion, 95 %
+and 90 % of them, and all but one (pass@1 (N-1)): per task as DAYJOB reports them (``task_criteria_*``: each task's
+attempts averaged, then the tasks, equally) and per attempt beside them (``criteria_*``). An attempt that was not
+graded (a budget ran out under ``on_truncate="zero"``) meets none; errored attempts are left out and counted, as
+everywhere (DAYJOB excludes them from task means too).
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ class GroupSummary(BaseModel):
     task_mean_reward: float | None = None  # tasks weighted equally (DAYJOB's per-domain aggregate)
     criteria_rate: float | None = None  # unweighted share of criteria met, per attempt, averaged
     criteria_pass: dict[str, float] = Field(default_factory=dict)  # "100%", "95%", "90%", "N-1" -> share of attempts
+    task_criteria_rate: float | None = None  # the same per task: each task's attempts averaged, then the tasks
+    task_criteria_pass: dict[str, float] = Field(default_factory=dict)  # per task, as DAYJOB reports them
     rewards: list[float] = Field(default_factory=list)
 
 
@@ -98,7 +102,7 @@ def _group(trajs: list[Trajectory], include_errors: bool) -> GroupSummary:
             g.pass_at_k[k] = sum(vals) / len(vals)
         means = [sum(float(t.reward or 0.0) for t in v) / len(v) for v in by_task.values()]
         g.task_mean_reward = sum(means) / len(means)
-        _criteria_metrics(g, used)
+        _criteria_metrics(g, by_task)
     return g
 
 
@@ -113,19 +117,28 @@ def _meets(passed: int, total: int, share: float, misses: int | None) -> bool:
     return total - passed <= misses if misses is not None else passed >= share * total - 1e-9
 
 
-def _criteria_metrics(g: GroupSummary, used: list[Trajectory]) -> None:
-    """Fill ``criteria_rate`` and ``criteria_pass`` from each attempt's report counts (no graded report: no
-    criterion met)."""
-    fractions, met = [], {name: 0 for name in CRITERIA_THRESHOLDS}
-    for t in used:
-        rep = t.report or {}
-        total = int(rep.get("criteria_total") or 0) if rep.get("status", "ok") == "ok" else 0
-        passed = min(int(rep.get("criteria_passed") or 0), total)
-        fractions.append(passed / total if total else 0.0)
-        for name, (share, misses) in CRITERIA_THRESHOLDS.items():
-            met[name] += _meets(passed, total, share, misses)
-    g.criteria_rate = sum(fractions) / len(fractions)
-    g.criteria_pass = {name: n / len(used) for name, n in met.items()}
+def _criteria_metrics(g: GroupSummary, by_task: dict[Any, list[Trajectory]]) -> None:
+    """Fill the criteria shares from each attempt's report counts (no graded report: no criterion met): per
+    attempt (``criteria_rate``, ``criteria_pass``) and per task as DAYJOB reports them (each task's attempts
+    averaged first, then the tasks, equally: ``task_criteria_rate``, ``task_criteria_pass``)."""
+    attempts: list[tuple[float, dict[str, bool]]] = []
+    tasks: list[tuple[float, dict[str, float]]] = []
+    for trajs in by_task.values():
+        mine = []
+        for t in trajs:
+            rep = t.report or {}
+            total = int(rep.get("criteria_total") or 0) if rep.get("status", "ok") == "ok" else 0
+            passed = min(int(rep.get("criteria_passed") or 0), total)
+            mine.append((passed / total if total else 0.0,
+                         {name: _meets(passed, total, share, misses)
+                          for name, (share, misses) in CRITERIA_THRESHOLDS.items()}))
+        attempts += mine
+        tasks.append((sum(f for f, _ in mine) / len(mine),
+                      {name: sum(m[name] for _, m in mine) / len(mine) for name in CRITERIA_THRESHOLDS}))
+    g.criteria_rate = sum(f for f, _ in attempts) / len(attempts)
+    g.criteria_pass = {name: sum(m[name] for _, m in attempts) / len(attempts) for name in CRITERIA_THRESHOLDS}
+    g.task_criteria_rate = sum(f for f, _ in tasks) / len(tasks)
+    g.task_criteria_pass = {name: sum(m[name] for _, m in tasks) / len(tasks) for name in CRITERIA_THRESHOLDS}
 
 
 def summarize(trajectories: Iterable[Trajectory], *, include_errors: bool = False) -> Summary:
@@ -221,7 +234,11 @@ def print_summary(summary: Summary, *, console: Any = None) -> None:
     head.add_row("pass@k (strict)", pass_at_k_text(o))
     head.add_row("task-weighted reward", fmt(o.task_mean_reward))
     meeting = ", ".join(f"{k} {fmt(v)}" for k, v in o.criteria_pass.items())
-    head.add_row("criteria met", f"{fmt(o.criteria_rate)} (unweighted); attempts meeting {meeting}" if meeting else "-")
+    per_task = ", ".join(f"{k} {fmt(v)}" for k, v in o.task_criteria_pass.items())
+    head.add_row("criteria met (per task)",
+                 f"{fmt(o.task_criteria_rate)} (unweighted); tasks meeting {per_task}" if per_task else "-")
+    head.add_row("criteria met (per attempt)",
+                 f"{fmt(o.criteria_rate)} (unweighted); attempts meeting {meeting}" if meeting else "-")
     head.add_row("statuses", ", ".join(f"{k} {v}" for k, v in sorted(summary.statuses.items())) or "-")
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(summary.error_kinds.items()))
     head.add_row("errors", f"{summary.errors}" + (f" ({kinds})" if summary.errors else "")

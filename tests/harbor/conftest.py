@@ -33,7 +33,6 @@ WORKDIR /app
 COPY files/ /app/data/
 COPY notes.md \\
      ./
-RUN pip install pandas
 """
 
 TEST_SH = """\

@@ -153,12 +153,13 @@ def _memo(phrases: list[str]) -> str:
     return "summary: " + "; ".join(phrases) + ".\nrecommendation: as above.\n"
 
 
-def _run(suite: Path, task: str, memo: str, monkeypatch: pytest.MonkeyPatch, judge_url: str) -> dict[str, Any]:
+def _run(suite: Path, task: str, memo: str, monkeypatch: pytest.MonkeyPatch, judge_url: str,
+         **make: Any) -> dict[str, Any]:
     monkeypatch.setenv("JOBENV_JUDGE_BASE_URL", judge_url)
     monkeypatch.setenv("JOBENV_JUDGE_API_KEY", "k")
     monkeypatch.setenv("JOBENV_JUDGE_MODEL", "judge")
     monkeypatch.setenv("JOBENV_JUDGE_CACHE", "0")
-    env = jobenv.make(str(suite))
+    env = jobenv.make(str(suite), **make)
     try:
         prompt, _ = env.reset(options={"task_id": f"{task}/task1"})
         assert "The internet is limited to api.openai.com" in prompt  # allowlist: only the model's API
@@ -224,15 +225,10 @@ def test_judge_toml_tasks_are_refused_at_make_when_they_cannot_be_graded(dayjob:
         jobenv.make(str(dayjob / "finance-karoo"))
 
 
-def test_an_agent_entry_in_judge_toml_is_graded_by_the_agentic_judge(dayjob: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """The judge reads the memo with a real tool call in its own sandbox (the whole workdir copied), then rules
-    each criterion by the phrase table."""
+def _agentic_stand_in(rules: dict[str, str]) -> Any:
+    """An agentic judge: reads the memo with a real tool call in its own sandbox, then rules each criterion by the
+    phrase table."""
     from tests.support.openai_server import Reply
-
-    toml = dayjob / "healthcare-stroke" / "tests" / "judge.toml"
-    toml.write_text(toml.read_text().replace('judge = "openai/gpt-4o"', 'judge = "claude-code"'))
-    rules = {**HEALTH, **HEALTH_PROHIBITED}
 
     def judge(request: dict[str, Any]) -> Reply:
         messages = request["messages"]
@@ -246,6 +242,16 @@ def test_an_agent_entry_in_judge_toml_is_graded_by_the_agentic_judge(dayjob: Pat
         verdicts = [{"index": i, "passed": rules[c].lower() in memo, "reasoning": "phrase check",
                      "evidence": {"file": "deliverables/memo.md", "location": "line 1"}} for i, c in enumerate(criteria)]
         return Reply(tool_calls=[{"name": "verdict", "arguments": {"verdicts": verdicts}}])
+    return judge
+
+
+def test_an_agent_entry_in_judge_toml_is_graded_by_the_agentic_judge(dayjob: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judge reads the memo with a real tool call in its own sandbox (the whole workdir copied), then rules
+    each criterion by the phrase table."""
+    toml = dayjob / "healthcare-stroke" / "tests" / "judge.toml"
+    toml.write_text(toml.read_text().replace('judge = "openai/gpt-4o"', 'judge = "claude-code"'))
+    judge = _agentic_stand_in({**HEALTH, **HEALTH_PROHIBITED})
 
     with OpenAIServer(judge) as srv:
         good = _run(dayjob, "healthcare-stroke", _memo(list(HEALTH.values())), monkeypatch, srv.base_url)
@@ -254,3 +260,68 @@ def test_an_agent_entry_in_judge_toml_is_graded_by_the_agentic_judge(dayjob: Pat
     assert good["status"] == "ok" and good["reward"] == 1.0, good["report"].get("error")
     assert good["report"]["judge_kind"] == "agentic" and good["report"]["agentic"]["steps"] == 2
     assert leaky["status"] == "ok" and leaky["reward"] == 0.0
+
+
+REWARDKIT_TEST_SH = """\
+#!/bin/bash
+# harbor-rewardkit grades tests/judge.toml with the judge it names
+curl -LsSf https://astral.sh/uv/install.sh | sh
+source $HOME/.local/bin/env
+uvx --with harbor-rewardkit==0.2.3 rewardkit /tests --output /logs/verifier/reward.json
+"""
+
+
+def test_judge_toml_beside_rewardkits_test_sh_is_graded_by_jobenvs_judge(dayjob: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """DAYJOB's published layout: Harbor requires tests/test.sh, so rewardkit's runner stands beside judge.toml.
+    jobenv grades the judge.toml itself (the runner would download rewardkit, and offline it could only fail)."""
+    task = dayjob / "finance-karoo"
+    (task / "tests" / "test.sh").write_text(REWARDKIT_TEST_SH)
+    rules = {**FINANCE, **FINANCE_PROHIBITED}
+    with OpenAIServer(_stand_in_judge(rules)) as judge:
+        good = _run(dayjob, "finance-karoo", _memo(list(FINANCE.values())), monkeypatch, judge.base_url)
+        assert len(judge.requests) == len(rules)  # every criterion went to the judge
+        trusting = [p for p in FINANCE.values() if p != "premise is contradicted"]
+        missed = _run(dayjob, "finance-karoo", _memo(trusting), monkeypatch, judge.base_url)
+    assert good["status"] == "ok" and good["reward"] == 1.0, good["report"].get("error")
+    assert "judge_toml" in good["report"]["verifier"] and "stdout_tail" not in good["report"]["verifier"]
+    assert missed["status"] == "ok" and missed["reward"] == 0.0
+
+
+def test_a_test_sh_of_the_authors_own_beside_judge_toml_still_runs(dayjob: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    task = dayjob / "finance-karoo"
+    (task / "tests" / "test.sh").write_text(
+        "grep -q 'R 1,254,300' /workspace/deliverables/memo.md && echo 1 > /logs/verifier/reward.txt "
+        "|| echo 0 > /logs/verifier/reward.txt\n")
+    with OpenAIServer(_stand_in_judge({**FINANCE, **FINANCE_PROHIBITED})) as judge:
+        right = _run(dayjob, "finance-karoo", _memo(["R 1,254,300"]), monkeypatch, judge.base_url)
+        wrong = _run(dayjob, "finance-karoo", _memo(["R 125,430,000"]), monkeypatch, judge.base_url)
+        assert judge.requests == []
+    assert (right["reward"], wrong["reward"]) == (1.0, 0.0) and right["report"]["judge_kind"] == "harbor"
+
+
+def test_a_judge_override_is_honoured_on_judge_toml_tasks(dayjob: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """judge.toml names a model; judge="agentic" grades it with the agentic judge all the same (and the other way
+    round: judge="llm" over a file naming an agent). judge="checks" cannot grade it, said at make."""
+    (dayjob / "healthcare-stroke" / "tests" / "test.sh").write_text(REWARDKIT_TEST_SH)
+    rules = {**HEALTH, **HEALTH_PROHIBITED}
+    with OpenAIServer(_agentic_stand_in(rules)) as srv:
+        good = _run(dayjob, "healthcare-stroke", _memo(list(HEALTH.values())), monkeypatch, srv.base_url,
+                    judge="agentic")
+        leaky = _run(dayjob, "healthcare-stroke", _memo(list(HEALTH.values()) + ["Maria Lopez"]), monkeypatch,
+                     srv.base_url, judge="agentic")
+    assert good["status"] == "ok" and good["reward"] == 1.0, good["report"].get("error")
+    assert good["report"]["judge_kind"] == "agentic" and good["report"]["agentic"]["steps"] == 2
+    assert leaky["status"] == "ok" and leaky["reward"] == 0.0
+
+    toml = dayjob / "finance-karoo" / "tests" / "judge.toml"
+    toml.write_text(toml.read_text().replace('judge = "openai/gpt-4o"', 'judge = "claude-code"'))
+    with OpenAIServer(_stand_in_judge({**FINANCE, **FINANCE_PROHIBITED})) as judge:
+        llm = _run(dayjob, "finance-karoo", _memo(list(FINANCE.values())), monkeypatch, judge.base_url, judge="llm")
+    assert llm["status"] == "ok" and llm["reward"] == 1.0 and llm["report"]["judge_kind"] == "llm"
+
+    from jobenv.errors import JobenvError
+
+    with pytest.raises(JobenvError, match="judge='checks' cannot grade a judge.toml"):
+        jobenv.make(str(dayjob), judge="checks")

@@ -80,7 +80,21 @@ def test_a_base_image_the_engine_lacks_is_refused_at_make(tmp_path: Path, docker
     with pytest.raises(TaskFormatError, match="python:3.12-slim-not-here") as err:
         jobenv.make(str(root), sandbox="docker")
     assert str(root / "environment" / "Dockerfile") in str(err.value)
-    jobenv.make(str(root)).close()  # the local sandbox runs no build: the same task still loads there
+    with pytest.raises(TaskFormatError, match=r"`RUN mkdir -p /opt/acme && echo \"acme-tool-7\" > /opt/acme/VERSION`"):
+        jobenv.make(str(root))  # the local sandbox runs no build, and its RUN steps are never skipped silently
+
+
+def test_sandbox_auto_runs_a_task_with_run_steps_on_docker(tmp_path: Path, docker_image: str) -> None:
+    before = _containers()
+    with jobenv.make(str(_task(tmp_path, docker_image)), sandbox="auto") as env:
+        assert env.sandbox_spec == "docker"
+        _, info = env.reset()
+        assert info["sandbox"] == "docker"
+        total = "python3 -c \"import csv; print(sum(int(r['amount']) for r in csv.DictReader(open('/app/data/invoices.csv'))))\""
+        env.step({"name": "bash", "arguments": {"command": f"{total} > /app/total.txt"}})
+        _, reward, _, _, info = env.step({"name": "submit", "arguments": {}})
+    assert reward == 1.0 and info["status"] == "ok", info  # its test.sh needs /opt/acme/VERSION, a RUN step's file
+    assert _containers() == before
 
 
 def test_a_failing_build_step_fails_the_reset_with_its_log(tmp_path: Path, docker_image: str) -> None:

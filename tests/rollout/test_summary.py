@@ -118,6 +118,11 @@ def test_dayjob_metrics_weigh_tasks_equally_and_count_criteria(tmp_path: Any) ->
     assert o.task_mean_reward == pytest.approx((t1 + 0.0) / 2)  # t1's four attempts weigh as much as t2's two
     assert o.criteria_rate == pytest.approx((1 + 19 / 20 + 18 / 20 + 17 / 20) / 6)
     assert o.criteria_pass == pytest.approx({"100%": 1 / 6, "95%": 2 / 6, "90%": 3 / 6, "N-1": 2 / 6})
+    # per task, as DAYJOB reports them: t1's four attempts averaged, t2's two (the errored one left out), then the two
+    assert o.task_criteria_rate == pytest.approx((t1 + 0.0) / 2)
+    assert o.task_criteria_pass == pytest.approx({"100%": 1 / 8, "95%": 2 / 8, "90%": 3 / 8, "N-1": 2 / 8})
+    assert s.per_task["health/t1"].task_criteria_pass == pytest.approx({"100%": 1 / 4, "95%": 2 / 4, "90%": 3 / 4,
+                                                                        "N-1": 2 / 4})
     assert s.per_occupation["health"].task_mean_reward == pytest.approx(o.task_mean_reward)
     assert s.per_task["health/t2"].criteria_pass["100%"] == 0.0 and s.per_task["health/t2"].errors == 1
     # a read back through the trajectories file keeps the report counts the metrics need
@@ -131,5 +136,5 @@ def test_dayjob_metrics_weigh_tasks_equally_and_count_criteria(tmp_path: Any) ->
         asyncio.run(w.write(t))
     w.close()
     again = summarize(read_trajectories(path)).overall
-    assert (again.criteria_rate, again.criteria_pass, again.task_mean_reward) == (
-        o.criteria_rate, o.criteria_pass, o.task_mean_reward)
+    assert (again.criteria_rate, again.criteria_pass, again.task_mean_reward, again.task_criteria_pass) == (
+        o.criteria_rate, o.criteria_pass, o.task_mean_reward, o.task_criteria_pass)
