@@ -40,6 +40,10 @@ class Row:
     finish: FinishReason
     rules: EpisodeRules = field(default_factory=EpisodeRules)
     ending: Ending | None = None  # ended by the front-end's own budget after the actions (rollout-style)
+    judge_down: bool = False  # the judge answers nothing on any output (an outage)
+
+    def judge(self) -> ScriptedJudge:
+        return ScriptedJudge(down=self.judge_down)
 
 
 ROWS = [
@@ -56,7 +60,10 @@ ROWS = [
         FinishReason.TIME_LIMIT, EpisodeRules(time_limit_s=0.3)),
     Row("out of time, graded", [_write("output/score.txt", "0.5"), _bash("sleep 0.4"), SUBMIT], Status.TRUNCATED, 0.5,
         FinishReason.TIME_LIMIT, EpisodeRules(time_limit_s=0.3, on_truncate="grade")),
-    Row("judge outage", [_write("output/score.txt", "outage"), SUBMIT], Status.ERROR, None, FinishReason.GRADING_ERROR),
+    Row("judge outage", [_write("output/score.txt", "1"), SUBMIT], Status.ERROR, None, FinishReason.GRADING_ERROR,
+        judge_down=True),
+    Row("output breaks the judge", [_write("output/score.txt", "outage"), SUBMIT], Status.OK, 0.0,
+        FinishReason.SUBMITTED),
     Row("refused output", [_write("output/score.txt", "1"), _write("output/link@", "x"), SUBMIT], Status.OK, 0.0,
         FinishReason.SUBMITTED),
     Row("sandbox died", [_write("output/score.txt", "1"), _bash("die"), SUBMIT], Status.OK, 0.0,
@@ -76,7 +83,7 @@ def task(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 async def _core(task: Any, row: Row) -> tuple[Any, ...]:
-    ep = Episode(task, MemorySandbox(), ScriptedJudge(), row.rules)
+    ep = Episode(task, MemorySandbox(), row.judge(), row.rules)
     await ep.start()
     outcome = None
     for action in row.actions:
@@ -92,7 +99,7 @@ async def _core(task: Any, row: Row) -> tuple[Any, ...]:
 async def _jobenv(task: Any, row: Row) -> tuple[Any, ...]:
     from jobenv.env import JobEnv
 
-    env = JobEnv([task], sandbox=MemorySandbox, judge=ScriptedJudge(), rules=row.rules)
+    env = JobEnv([task], sandbox=MemorySandbox, judge=row.judge(), rules=row.rules)
     await env.areset()
     try:
         for action in row.actions:
@@ -140,7 +147,7 @@ async def _rollout(task: Any, row: Row) -> tuple[Any, ...]:
 
     cfg = RolloutConfig(rules=row.rules, nudge=None,
                         token_budget=len(row.actions) * 5 if row.ending is Ending.TOKEN_BUDGET else None)
-    env = JobEnv([task], sandbox=MemorySandbox, judge=ScriptedJudge(), rules=row.rules)
+    env = JobEnv([task], sandbox=MemorySandbox, judge=row.judge(), rules=row.rules)
     try:
         t = await run_episode(env, _ScriptedPolicy(row.actions, 5), task.id, config=cfg)  # type: ignore[arg-type]
     finally:
@@ -154,7 +161,7 @@ async def _hosted(task: Any, row: Row) -> tuple[Any, ...]:
     from jobenv.hosting.runtime import Runtime
 
     rt = Runtime(ServeConfig(judge="checks", rules=row.rules), [JobenvSample.dataset], {"jobenv/sample": [task]},
-                 {"jobenvsample": {"sample": "jobenv/sample"}}, ScriptedJudge(), None)  # type: ignore[arg-type]
+                 {"jobenvsample": {"sample": "jobenv/sample"}}, row.judge(), None)  # type: ignore[arg-type]
     rt.sandbox_factory = MemorySandbox
     cls = type("Hosted", (JobenvSample,), {"runtime": rt})
     session = cls({"split": "sample", "id": task.id, "index": 0})
