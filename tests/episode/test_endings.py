@@ -201,3 +201,48 @@ def test_the_readme_endings_table_names_every_ending_and_status() -> None:
         assert f"`{reason.value}`" in table, reason
     for status in Status:
         assert f"`{status.value}`" in table, status
+
+
+@pytest.mark.parametrize("row", [r for r in ROWS if r.ending is None], ids=lambda r: r.name)
+def test_the_report_inside_an_outcome_agrees_with_its_status(task: Any, row: Row) -> None:
+    """An agent's zero (refused output, an output that breaks the judge) carries a report whose status is ok too,
+    naming the agent as the cause; an error carries an errored report."""
+    async def run() -> Any:
+        ep = Episode(task, MemorySandbox(), row.judge(), row.rules)
+        await ep.start()
+        for action in row.actions:
+            if (outcome := (await ep.step(action)).outcome) is not None:
+                return outcome
+        return await ep.finish(Ending.MAX_STEPS)
+
+    outcome = asyncio.run(run())
+    if outcome.report is None:
+        return
+    assert (outcome.report.status == "error") == (outcome.status is Status.ERROR)
+    agents = row.name in ("refused output", "output breaks the judge")
+    assert (outcome.report.failure_cause == "agent") == agents and (outcome.report.error is not None) == (
+        agents or outcome.status is Status.ERROR)
+
+
+def test_the_readme_says_what_step_returns_for_a_grading_error(task: Any) -> None:
+    """Gymnasium needs a float: step() returns 0.0 with status error, and the README's table says so."""
+    row = next(r for r in ROWS if r.name == "judge outage")
+
+    async def step_reward() -> tuple[float, str]:
+        from jobenv.env import JobEnv
+
+        env = JobEnv([task], sandbox=MemorySandbox, judge=row.judge(), rules=row.rules)
+        await env.areset()
+        try:
+            for action in row.actions:
+                _obs, reward, terminated, _truncated, info = await env.astep(action)
+                if terminated:
+                    return reward, info["status"]
+        finally:
+            await env.aclose()
+        raise AssertionError("the episode did not end")
+
+    assert asyncio.run(step_reward()) == (0.0, "error")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    error_row = next(line for line in readme.splitlines() if line.startswith("|") and "`grading_error`" in line)
+    assert "`env.step()` returns `0.0`" in error_row and "`None`" in error_row
