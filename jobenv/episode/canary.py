@@ -17,7 +17,11 @@ that fails too means the failure is the infrastructure's: status error, as befor
 A clean canary is cached per task content and grader version (:func:`jobenv.judge.report.grader_sha256`, the grader's
 kind, model and endpoint, the sandbox backend): in memory and on disk under ``$JOBENV_CACHE/canary``. A failed canary
 is remembered in memory for :data:`FAILED_TTL_S` only, so an outage does not double every grading while it lasts and
-its end is noticed. Never raises except on cancellation: a canary that cannot be built or graded is a failed canary.
+its end is noticed. A cached clean canary says the grader *can* grade the task, not that it is up now: a failure that
+may be an outage (:func:`may_be_outage`: an endpoint that did not answer, a grader's own machinery failing) is
+checked against a canary graded within the last :data:`FAILED_TTL_S` seconds instead, so an outage after the canary
+was cached stays an error. Never raises except on cancellation: a canary that cannot be built or graded is a failed
+canary.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import shutil
 import time
 from pathlib import Path
@@ -33,10 +38,11 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
+    from ..judge.report import GradeReport
     from ..sandbox.base import Sandbox
     from ..tasks import Task
 
-__all__ = ["agent_caused", "canary_record", "canary_key", "CanaryRecord", "CANARY_SCHEMA_VERSION", "STAND_IN", "FAILED_TTL_S",
+__all__ = ["agent_caused", "canary_record", "canary_key", "may_be_outage", "CanaryRecord", "CANARY_SCHEMA_VERSION", "STAND_IN", "FAILED_TTL_S",
            "clear_memory"]
 
 CANARY_SCHEMA_VERSION = 1
@@ -56,6 +62,13 @@ class CanaryRecord(BaseModel):
     error: str | None = None
     graded_at: float = 0.0
 
+
+#: failure texts of an endpoint that did not answer or a grader's machinery (an outage, not the deliverables):
+#: the openai client's errors for no answer, throttling, credentials and server faults, and the Harbor verifier's
+#: own sandbox or staging failing
+_OUTAGE = re.compile(r"APIConnectionError|APITimeoutError|InternalServerError|RateLimitError|AuthenticationError|"
+                     r"PermissionDeniedError|NotFoundError|\(HTTP (?:5\d\d|429|401|403|404)\)|"
+                     r"the verifier failed|could not stage the tests")
 
 _MEMORY: dict[str, CanaryRecord] = {}
 _LOCKS: dict[tuple[int, str], asyncio.Lock] = {}
@@ -200,10 +213,24 @@ def _disk(key: str) -> Path:
     return settings.cache_dir() / "canary" / f"{key}.json"
 
 
-def _load(key: str) -> CanaryRecord | None:
+def may_be_outage(report: GradeReport) -> bool:
+    """Whether ``report``'s failure may be the grader's outage rather than the deliverables' doing: a rubric the
+    judge never answered (or that failed inside the grader), or an error text naming an endpoint or machinery
+    failure."""
+    if any(r.status == "error" and r.failure in ("judge_unreachable", "internal") for r in report.rubrics):
+        return True
+    return bool(_OUTAGE.search(report.error or ""))
+
+
+def _load(key: str, live: bool = False) -> CanaryRecord | None:
+    """The remembered canary of ``key``: a clean one from memory or disk; a failed one graded within
+    :data:`FAILED_TTL_S`; with ``live``, only one graded within that time."""
     record = _MEMORY.get(key)
-    if record is not None and (record.clean or time.time() - record.graded_at < FAILED_TTL_S):
+    recent = record is not None and time.time() - record.graded_at < FAILED_TTL_S
+    if record is not None and (recent or (record.clean and not live)):
         return record
+    if live:
+        return None
     try:
         stored = CanaryRecord.model_validate_json(_disk(key).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -228,26 +255,28 @@ def _store(record: CanaryRecord) -> None:
         pass  # the cache is an optimisation
 
 
-async def canary_record(task: Task, sandbox: Sandbox | None, grader: Any) -> CanaryRecord:
-    """``task``'s canary under ``grader`` (cached; graded once at a time per key in this process)."""
+async def canary_record(task: Task, sandbox: Sandbox | None, grader: Any, *, live: bool = False) -> CanaryRecord:
+    """``task``'s canary under ``grader`` (cached; graded once at a time per key in this process). ``live``: only a
+    canary graded within :data:`FAILED_TTL_S` seconds counts (see the module docstring)."""
     key = canary_key(task, grader)
-    record = _load(key)
+    record = _load(key, live)
     if record is not None:
         return record
     lock = _LOCKS.setdefault((id(asyncio.get_running_loop()), key), asyncio.Lock())
     async with lock:
-        record = _load(key)
+        record = _load(key, live)
         if record is None:
             record = await _grade_canary(task, sandbox, grader, key)
             _store(record)
         return record
 
 
-async def agent_caused(task: Task, sandbox: Sandbox | None, grader: Any) -> bool:
-    """Whether a failed grading of ``task`` by ``grader`` is the agent's doing: the canary grades cleanly. False
-    (infrastructure) when the canary fails too or cannot be graded. Never raises except on cancellation."""
+async def agent_caused(task: Task, sandbox: Sandbox | None, grader: Any, report: GradeReport) -> bool:
+    """Whether the failed grading ``report`` of ``task`` by ``grader`` is the agent's doing: the canary grades
+    cleanly (a recent canary when the failure may be an outage). False (infrastructure) when the canary fails too
+    or cannot be graded. Never raises except on cancellation."""
     try:
-        return (await canary_record(task, sandbox, grader)).clean
+        return (await canary_record(task, sandbox, grader, live=may_be_outage(report))).clean
     except asyncio.CancelledError:
         raise
     except Exception:  # noqa: BLE001 - no canary, no blame: the failure stays an infrastructure error

@@ -155,7 +155,7 @@ async def finish_episode(task: Task, sandbox: Sandbox | None, judge: Any, *, end
     if report.status != "ok" and grader is not None:
         from .canary import agent_caused
 
-        if await agent_caused(task, sandbox, grader):
+        if await agent_caused(task, sandbox, grader, report):
             return Outcome(
                 ending=ending, status=ok_status, reward=0.0, report=_agents_zero(report),
                 error="grading failed on the agent's output while the task's untouched workspace grades cleanly",

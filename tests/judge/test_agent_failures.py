@@ -152,3 +152,19 @@ def test_an_agentic_judges_budget_spent_on_the_agents_output_is_the_agents_zero(
         judge = AgenticJudge(base_url=srv.base_url, api_key="k", model="judge", max_steps=2)
         reward, info = _episode(task, judge, HOSTILE)
         assert info["status"] == "error" and info["report"]["failure_cause"] is None, info
+
+
+def test_an_outage_after_the_canary_was_cached_stays_an_error(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cached clean canary says the judge can grade the task, not that it is up now: a judge that stops
+    answering is checked against a fresh canary."""
+    task = make_task(tmp_path, RUBRICS)
+    mode = {"handler": _gullible}
+    with OpenAIServer(lambda req: mode["handler"](req)) as srv:
+        assert _episode(task, _llm(srv.base_url, attempts=1), HOSTILE)[1]["report"]["failure_cause"] == "agent"
+        monkeypatch.setattr(canary, "FAILED_TTL_S", 0.0)  # the clean canary above is cached, but no longer recent
+        mode["handler"] = lambda req: Reply(status=503, content="overloaded")
+        for memo in (HOSTILE, "Q3 total: 41,250 USD.\n"):
+            reward, info = _episode(task, _llm(srv.base_url, attempts=1), memo)
+            assert (info["status"], info["report"]["failure_cause"]) == ("error", None), info
+        assert _canary_calls(srv) == 3 * len(RUBRICS)  # the first canary, then one live canary per outage episode
