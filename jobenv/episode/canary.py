@@ -119,6 +119,11 @@ def _describe(grader: Any) -> dict[str, Any]:
     inner = getattr(grader, "llm", None)
     if inner is not None and not callable(inner) and inner is not grader:
         out["llm"] = _describe(inner)
+    # the judges a Harbor verifier grades rubrics with (judge.toml, jobenv's exports), built from the environment
+    nested = {**getattr(grader, "_rubric_judges", {}), "native": getattr(grader, "_native", None)}
+    for name, judge in sorted(nested.items()):
+        if judge is not None:
+            out[f"judge:{name}"] = _describe(judge)
     return out
 
 
@@ -258,7 +263,7 @@ def _store(record: CanaryRecord) -> None:
 async def canary_record(task: Task, sandbox: Sandbox | None, grader: Any, *, live: bool = False) -> CanaryRecord:
     """``task``'s canary under ``grader`` (cached; graded once at a time per key in this process). ``live``: only a
     canary graded within :data:`FAILED_TTL_S` seconds counts (see the module docstring)."""
-    key = canary_key(task, grader)
+    key = await asyncio.to_thread(canary_key, task, grader)  # hashes the task's files: off the event loop
     record = _load(key, live)
     if record is not None:
         return record
