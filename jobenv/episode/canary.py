@@ -127,6 +127,17 @@ def _describe(grader: Any) -> dict[str, Any]:
     return out
 
 
+def _unwrapped(grader: Any) -> Any:
+    """The grader beneath wrappers that act on the folder they are given (a ``judge`` attribute holding the
+    wrapped judge, as the rollout's store of deliverables has): the canary is graded by the grader itself, so no
+    wrapper records the canary's folder as the agent's."""
+    from ..judge.base import Judge
+
+    while isinstance(getattr(grader, "judge", None), Judge):
+        grader = grader.judge
+    return grader
+
+
 def canary_key(task: Task, grader: Any) -> str:
     """The cache key of ``task``'s canary under ``grader``: task content hash + grader hash + the grader's identity."""
     from ..judge.report import grader_sha256
@@ -263,6 +274,7 @@ def _store(record: CanaryRecord) -> None:
 async def canary_record(task: Task, sandbox: Sandbox | None, grader: Any, *, live: bool = False) -> CanaryRecord:
     """``task``'s canary under ``grader`` (cached; graded once at a time per key in this process). ``live``: only a
     canary graded within :data:`FAILED_TTL_S` seconds counts (see the module docstring)."""
+    grader = _unwrapped(grader)
     key = await asyncio.to_thread(canary_key, task, grader)  # hashes the task's files: off the event loop
     record = _load(key, live)
     if record is not None:

@@ -168,3 +168,15 @@ def test_an_outage_after_the_canary_was_cached_stays_an_error(tmp_path: Path,
             reward, info = _episode(task, _llm(srv.base_url, attempts=1), memo)
             assert (info["status"], info["report"]["failure_cause"]) == ("error", None), info
         assert _canary_calls(srv) == 3 * len(RUBRICS)  # the first canary, then one live canary per outage episode
+
+
+def test_a_wrapper_that_stores_the_graded_folder_keeps_the_agents_output_not_the_canary(tmp_path: Path) -> None:
+    """The rollout stores the deliverables it grades (for regrading): the canary is graded beneath that wrapper."""
+    from jobenv.rollout.store import KeepOutputs, MemoryStore
+
+    task = make_task(tmp_path, RUBRICS)
+    with OpenAIServer(_gullible) as srv:
+        keep = KeepOutputs(_llm(srv.base_url, attempts=1), MemoryStore())
+        reward, info = _episode(task, keep, HOSTILE)
+        assert (reward, info["report"]["failure_cause"]) == (0.0, "agent") and _canary_calls(srv) == len(RUBRICS)
+    assert keep.saved is not None and "memo.md" in keep.saved and canary.STAND_IN[0] not in keep.saved
