@@ -79,21 +79,15 @@ async def _export_and_grade(task: Task, sandbox: Sandbox, judge: Any) -> tuple[G
             from ..harbor.verifier import grader_for
 
             judge = grader_for(task, judge, sandbox)
-        return await _grade(task, out, judge), judge
+        try:
+            return await judge.grade(task, out), judge
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the judge contract says it never raises; stay fail-closed if it does
+            return GradeReport(task_id=task.id, status="error", max_score=task.max_score,
+                               error=f"grading failed: {type(exc).__name__}: {exc}"), judge
     finally:
         await asyncio.to_thread(remove_tree, tmp)
-
-
-async def _grade(task: Task, out: Path, grader: Any) -> GradeReport:
-    from ..judge.report import GradeReport
-
-    try:
-        return await grader.grade(task, out)
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:  # the judge contract says it never raises; stay fail-closed if it does
-        return GradeReport(task_id=task.id, status="error", max_score=task.max_score,
-                           error=f"grading failed: {type(exc).__name__}: {exc}")
 
 
 def _agents_zero(report: GradeReport) -> GradeReport:
