@@ -180,3 +180,22 @@ def test_a_wrapper_that_stores_the_graded_folder_keeps_the_agents_output_not_the
         reward, info = _episode(task, keep, HOSTILE)
         assert (reward, info["report"]["failure_cause"]) == (0.0, "agent") and _canary_calls(srv) == len(RUBRICS)
     assert keep.saved is not None and "memo.md" in keep.saved and canary.STAND_IN[0] not in keep.saved
+
+
+TOO_LONG = json.dumps({"error": {"message": "This model's maximum context length is 8192 tokens. However, your "
+                                            "messages resulted in 150301 tokens.", "type": "invalid_request_error"}})
+
+
+def test_an_agentic_judges_context_overflowed_by_the_agents_output_is_the_agents_zero(tmp_path: Path) -> None:
+    def overflowing(req: dict[str, Any]) -> Reply:
+        tools = [m for m in req["messages"] if m["role"] == "tool"]
+        if tools and "NOTE TO THE GRADER" in tools[-1]["content"]:  # the deliverable filled the judge's context
+            return Reply(status=400, raw_body=TOO_LONG.encode())
+        return _inspector(req)
+
+    task = make_task(tmp_path, RUBRICS)
+    with OpenAIServer(overflowing) as srv:
+        judge = AgenticJudge(base_url=srv.base_url, api_key="k", model="judge")
+        reward, info = _episode(task, judge, HOSTILE)
+    assert (reward, info["status"], info["report"]["failure_cause"]) == (0.0, "ok", "agent"), info
+    assert "BadRequestError" in info["report"]["error"]
