@@ -55,7 +55,8 @@ def _gullible(req: dict[str, Any]) -> str:
 
 
 def _llm(srv_url: str, **kw: Any) -> LLMJudge:
-    return LLMJudge(base_url=srv_url, api_key="k", model="judge-m", backoff_s=0.01, cache_dir=False, **kw)
+    return LLMJudge(**{"base_url": srv_url, "api_key": "k", "model": "judge-m", "backoff_s": 0.01, "cache_dir": False,
+                       **kw})
 
 
 def _canary_calls(srv: OpenAIServer) -> int:
@@ -157,15 +158,17 @@ def test_an_agentic_judges_budget_spent_on_the_agents_output_is_the_agents_zero(
 def test_an_outage_after_the_canary_was_cached_stays_an_error(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A cached clean canary says the judge can grade the task, not that it is up now: a judge that stops
-    answering is checked against a fresh canary."""
+    answering is checked against a fresh canary (which the judge's own verdict cache cannot answer)."""
     task = make_task(tmp_path, RUBRICS)
     mode = {"handler": _gullible}
+    verdicts = tmp_path / "verdicts"
     with OpenAIServer(lambda req: mode["handler"](req)) as srv:
-        assert _episode(task, _llm(srv.base_url, attempts=1), HOSTILE)[1]["report"]["failure_cause"] == "agent"
+        judge = _llm(srv.base_url, attempts=1, cache_dir=verdicts)
+        assert _episode(task, judge, HOSTILE)[1]["report"]["failure_cause"] == "agent"
         monkeypatch.setattr(canary, "FAILED_TTL_S", 0.0)  # the clean canary above is cached, but no longer recent
         mode["handler"] = lambda req: Reply(status=503, content="overloaded")
         for memo in (HOSTILE, "Q3 total: 41,250 USD.\n"):
-            reward, info = _episode(task, _llm(srv.base_url, attempts=1), memo)
+            reward, info = _episode(task, _llm(srv.base_url, attempts=1, cache_dir=verdicts), memo)
             assert (info["status"], info["report"]["failure_cause"]) == ("error", None), info
         assert _canary_calls(srv) == 3 * len(RUBRICS)  # the first canary, then one live canary per outage episode
 
