@@ -33,6 +33,7 @@ import re
 import secrets
 import shutil
 import time
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,7 +73,8 @@ _OUTAGE = re.compile(r"APIConnectionError|APITimeoutError|InternalServerError|Ra
                      r"the verifier failed|could not stage the tests")
 
 _MEMORY: dict[str, CanaryRecord] = {}
-_LOCKS: dict[tuple[int, str], asyncio.Lock] = {}
+# per event loop (a lock is bound to the loop it first waits on), forgotten with the loop
+_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = weakref.WeakKeyDictionary()
 _TASK_HASHES: dict[tuple[str, str, str], str] = {}
 
 
@@ -281,7 +283,7 @@ async def canary_record(task: Task, sandbox: Sandbox | None, grader: Any, *, liv
     record = _load(key, live)
     if record is not None:
         return record
-    lock = _LOCKS.setdefault((id(asyncio.get_running_loop()), key), asyncio.Lock())
+    lock = _LOCKS.setdefault(asyncio.get_running_loop(), {}).setdefault(key, asyncio.Lock())
     async with lock:
         record = _load(key, live)
         if record is None:
