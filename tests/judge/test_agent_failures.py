@@ -202,3 +202,27 @@ def test_an_agentic_judges_context_overflowed_by_the_agents_output_is_the_agents
         reward, info = _episode(task, judge, HOSTILE)
     assert (reward, info["status"], info["report"]["failure_cause"]) == (0.0, "ok", "agent"), info
     assert "BadRequestError" in info["report"]["error"]
+
+
+def test_failures_at_once_share_one_canary(tmp_path: Path) -> None:
+    import asyncio
+
+    task = make_task(tmp_path, RUBRICS)
+
+    async def episode(judge: LLMJudge) -> dict[str, Any]:
+        env = JobEnv([task], judge=judge)
+        try:
+            await env.areset(options={"index": 0})
+            await env.astep({"name": "write", "arguments": {"file_path": "output/memo.md", "content": HOSTILE}})
+            return (await env.astep({"name": "submit", "arguments": {}}))[4]
+        finally:
+            await env.aclose()
+
+    async def main(url: str) -> list[dict[str, Any]]:
+        judge = _llm(url, attempts=1)
+        return list(await asyncio.gather(*(episode(judge) for _ in range(3))))
+
+    with OpenAIServer(_gullible) as srv:
+        infos = asyncio.run(main(srv.base_url))
+        assert [(i["status"], i["report"]["failure_cause"]) for i in infos] == [("ok", "agent")] * 3
+        assert _canary_calls(srv) == len(RUBRICS)
