@@ -44,8 +44,8 @@ if TYPE_CHECKING:
     from ..sandbox.base import Sandbox
     from ..tasks import Task
 
-__all__ = ["agent_caused", "canary_record", "canary_key", "may_be_outage", "CanaryRecord", "CANARY_SCHEMA_VERSION", "STAND_IN", "FAILED_TTL_S",
-           "clear_memory"]
+__all__ = ["agent_caused", "canary_record", "canary_key", "may_be_outage", "clear_memory", "CanaryRecord",
+           "CANARY_SCHEMA_VERSION", "STAND_IN", "FAILED_TTL_S"]
 
 CANARY_SCHEMA_VERSION = 1
 #: the neutral deliverable of a canary: a file that answers nothing, in the place a grader reads deliverables from
