@@ -14,7 +14,8 @@ Failure behaviour: ``step`` never raises for anything the agent does. A malforme
 bad arguments give an observation explaining the mistake and cost a step. A grading infrastructure error
 gives no credit (reward 0.0) and ends the episode with ``info["status"] == "error"``, so a trainer can drop
 it. Symlinks or special files left in ``output/`` are the agent's doing: reward 0 with ``info["status"] ==
-"ok"`` and ``info["refused_output"]`` listing them. Running out of steps or time truncates (reward 0, or the
+"ok"`` and ``info["refused_output"]`` listing them; so is a grading that failed on the agent's output while the
+task's canary grades cleanly (:mod:`jobenv.episode.canary`). Running out of steps or time truncates (reward 0, or the
 graded output with ``on_truncate="grade"``). The constructor raises a :class:`~jobenv.errors.JobenvError`
 for an empty task list, a bad budget, an unknown sandbox backend or a misconfigured judge; ``reset`` raises
 one when the task is unknown or the sandbox cannot start.

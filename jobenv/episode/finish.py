@@ -15,17 +15,21 @@ refused output entries    0 (the agent's doing: kept by trainers)     ``ok`` / `
 (symlinks, special files)
 the sandbox died          0 (the agent's doing: kept by trainers)     ``ok`` / ``truncated``
 (its PID 1 is gone)
-grading infrastructure    0, no credit (fail-closed; droppable)       ``error``
-failure (judge outage,
-host-side export failure)
+grading failed and the    0 (the agent's doing: kept by trainers)     ``ok`` / ``truncated``
+canary grades cleanly
+grading failed and the    0, no credit (fail-closed; droppable)       ``error``
+canary fails too, or the
+export failed on the host
 ========================  ==========================================  ==================
 
 The line between the last two: whatever the agent can cause is its zero, and ``error`` is kept for what it
 cannot influence. A sandbox dies only through what ran inside it (memory pressure it made, or its processes), so
 a dead sandbox is the agent's zero on every backend; so is a workspace entry the host cannot copy (refused by the
-export, one entry at a time) and a judge request or reply the deliverables broke (the LLM judge fails that rubric,
-:mod:`jobenv.judge.llm`). A judge that answers nothing valid at all, an unreachable judge and a host that cannot
-write the export stay ``error``.
+export, one entry at a time). Any other failed grading (a verifier that timed out or wrote no valid reward, a judge
+whose context or budget ran out, no valid verdict on any rubric) is decided by one rule for every grader,
+:mod:`jobenv.episode.canary`: the task's untouched workspace (with a neutral stand-in deliverable for graders of
+deliverables) is graded the same way; if that grades cleanly the agent's output caused the failure. A zero the agent
+caused carries a report whose ``status`` is ``ok`` too, with ``failure_cause="agent"`` and the failure in ``error``.
 """
 
 from __future__ import annotations
@@ -55,7 +59,9 @@ def score_of(report: GradeReport, scoring: Literal["strict", "official"]) -> flo
     return float(report.normalized_score)
 
 
-async def _export_and_grade(task: Task, sandbox: Sandbox, judge: Any) -> GradeReport:
+async def _export_and_grade(task: Task, sandbox: Sandbox, judge: Any) -> tuple[GradeReport, Any]:
+    """The report of the agent's output, and the grader that made it (None when the export failed: nothing was
+    graded)."""
     from ..judge.report import GradeReport
     from ..sandbox.gc import host_tempdir, remove_tree
 
@@ -68,20 +74,29 @@ async def _export_and_grade(task: Task, sandbox: Sandbox, judge: Any) -> GradeRe
             raise
         except Exception as exc:
             return GradeReport(task_id=task.id, status="error", max_score=task.max_score,
-                               error=f"could not export the output folder: {type(exc).__name__}: {exc}")
+                               error=f"could not export the output folder: {type(exc).__name__}: {exc}"), None
         if getattr(task, "harbor", None) is not None:  # a Harbor task is graded by its own tests/
             from ..harbor.verifier import grader_for
 
             judge = grader_for(task, judge, sandbox)
         try:
-            return await judge.grade(task, out)
+            return await judge.grade(task, out), judge
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the judge contract says it never raises; stay fail-closed if it does
             return GradeReport(task_id=task.id, status="error", max_score=task.max_score,
-                               error=f"grading failed: {type(exc).__name__}: {exc}")
+                               error=f"grading failed: {type(exc).__name__}: {exc}"), judge
     finally:
         await asyncio.to_thread(remove_tree, tmp)
+
+
+def _agents_zero(report: GradeReport) -> GradeReport:
+    """``report`` of a grading the agent's output made fail, as the graded zero it is: status ok (the episode's
+    status), ``failure_cause="agent"``, the failure's text kept in ``error``, every score 0."""
+    return report.model_copy(update={
+        "status": "ok", "failure_cause": "agent", "normalized_score": 0.0, "official_normalized_score": 0.0,
+        "total_score": 0.0, "official_total_score": 0.0, "judge_score": 0.0, "passed_count": 0, "pass_rate": 0.0,
+        "strict_pass": False, "pass_at_95": False, "pass_at_90": False, "pass_n_minus_1": False})
 
 
 def _budget_text(ending: Ending, rules: EpisodeRules) -> str:
@@ -114,7 +129,7 @@ async def finish_episode(task: Task, sandbox: Sandbox | None, judge: Any, *, end
             "as it stands.] " if truncated else "Submitted. ")
     ok_status = Status.TRUNCATED if truncated else Status.OK
     try:
-        report = await _export_and_grade(task, sandbox, judge)
+        report, grader = await _export_and_grade(task, sandbox, judge)
     except SandboxDiedError as exc:
         return Outcome(
             ending=ending, status=ok_status, reward=0.0, error=f"the sandbox died: {exc}",
@@ -125,12 +140,22 @@ async def finish_episode(task: Task, sandbox: Sandbox | None, judge: Any, *, end
     refused = list(report.rejected_files or [])
     if report.status != "ok" and refused:
         # the agent left symlinks or special files in output/: its own doing, so a plain 0 that a trainer keeps
-        # (not an infrastructure error it would drop); the report keeps the spec's error status
+        # (not an infrastructure error it would drop)
         return Outcome(
-            ending=ending, status=ok_status, reward=0.0, report=report, refused=refused,
+            ending=ending, status=ok_status, reward=0.0, report=_agents_zero(report), refused=refused,
             observation=f"{lead}The output folder held entries that are refused (symlinks or special files: "
                         f"{', '.join(refused[:5])}); nothing was graded and this episode scores 0.",
         )
+    if report.status != "ok" and grader is not None:
+        from .canary import agent_caused
+
+        if await agent_caused(task, sandbox, grader, report):
+            return Outcome(
+                ending=ending, status=ok_status, reward=0.0, report=_agents_zero(report),
+                error="grading failed on the agent's output while the task's untouched workspace grades cleanly",
+                observation=f"{lead}Grading failed on what the workspace holds (the task's untouched workspace "
+                            "grades cleanly), so this episode scores 0.",
+            )
     if report.status != "ok":
         return Outcome(
             ending=ending, status=Status.ERROR, reward=0.0, report=report, error=report.error or "grading failed",

@@ -28,7 +28,7 @@ _WINDOW = 24
 _RUBRIC_KEEP = frozenset({"index", "weight", "passed", "score", "status", "attempts", "cached", "parse_step"})
 # top-level fields kept; strings among them are checked for private text (the error names failed rubrics)
 _REPORT_KEEP = frozenset(
-    {"schema_version", "task_id", "status", "error", "normalized_score", "total_score", "max_score", "pass_rate",
+    {"schema_version", "task_id", "status", "error", "failure_cause", "normalized_score", "total_score", "max_score", "pass_rate",
      "passed_count", "total_count", "judge_score", "criteria_passed", "criteria_total", "strict_pass", "pass_at_95",
      "pass_at_90", "pass_n_minus_1", "empty_output", "rejected_files", "judge_kind", "judge_model",
      "extraction_mode", "extraction_version", "grader_hash", "dataset_revision", "usage", "latency_s",

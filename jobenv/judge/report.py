@@ -122,6 +122,9 @@ class GradeReport(BaseModel):
     task_id: str | None = None
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
+    # "agent": the grading failed on the agent's output (refused entries, or a failure its canary did not repeat:
+    # jobenv.episode.canary), so the episode's graded zero; status is then "ok" and ``error`` says what failed
+    failure_cause: Literal["agent"] | None = None
     normalized_score: float = 0.0
     official_normalized_score: float = 0.0
     official_total_score: float = 0.0
@@ -274,8 +277,8 @@ def _now() -> str:
 
 _HASH_CACHE: str | None = None
 
-GRADER_SOURCES = ("extract/*.py", "judge/*.py", "judge/prompts/*.txt", "check_models.py", "episode/finish.py",
-                  "episode/outcome.py", "episode/rules.py", "tasks.py")
+GRADER_SOURCES = ("extract/*.py", "judge/*.py", "judge/prompts/*.txt", "check_models.py", "episode/canary.py",
+                  "episode/finish.py", "episode/outcome.py", "episode/rules.py", "tasks.py")
 """Everything under ``jobenv/`` that can change a score: extraction (readers, service, worker and their budgets),
 the checks' models and defaults, the judges and their prompts, the grading rules and how rubrics are read. The
 grader probes (``judge/probes/``, used by the task generator only) are not among them: they change no score."""

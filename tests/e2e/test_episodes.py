@@ -133,6 +133,6 @@ def test_symlink_escape_in_output_scores_zero_and_is_kept():
             await env.aclose()
         assert terminated and reward == 0.0
         assert info["status"] == "ok" and info["refused_output"] == ["rubrics.json"]
-        assert info["report"]["status"] == "error" and "refused" in obs
+        assert info["report"]["status"] == "ok" and info["report"]["failure_cause"] == "agent" and "refused" in obs
 
     asyncio.run(main())

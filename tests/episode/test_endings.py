@@ -40,6 +40,10 @@ class Row:
     finish: FinishReason
     rules: EpisodeRules = field(default_factory=EpisodeRules)
     ending: Ending | None = None  # ended by the front-end's own budget after the actions (rollout-style)
+    judge_down: bool = False  # the judge answers nothing on any output (an outage)
+
+    def judge(self) -> ScriptedJudge:
+        return ScriptedJudge(down=self.judge_down)
 
 
 ROWS = [
@@ -56,7 +60,10 @@ ROWS = [
         FinishReason.TIME_LIMIT, EpisodeRules(time_limit_s=0.3)),
     Row("out of time, graded", [_write("output/score.txt", "0.5"), _bash("sleep 0.4"), SUBMIT], Status.TRUNCATED, 0.5,
         FinishReason.TIME_LIMIT, EpisodeRules(time_limit_s=0.3, on_truncate="grade")),
-    Row("judge outage", [_write("output/score.txt", "outage"), SUBMIT], Status.ERROR, None, FinishReason.GRADING_ERROR),
+    Row("judge outage", [_write("output/score.txt", "1"), SUBMIT], Status.ERROR, None, FinishReason.GRADING_ERROR,
+        judge_down=True),
+    Row("output breaks the judge", [_write("output/score.txt", "outage"), SUBMIT], Status.OK, 0.0,
+        FinishReason.SUBMITTED),
     Row("refused output", [_write("output/score.txt", "1"), _write("output/link@", "x"), SUBMIT], Status.OK, 0.0,
         FinishReason.SUBMITTED),
     Row("sandbox died", [_write("output/score.txt", "1"), _bash("die"), SUBMIT], Status.OK, 0.0,
@@ -76,7 +83,7 @@ def task(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 async def _core(task: Any, row: Row) -> tuple[Any, ...]:
-    ep = Episode(task, MemorySandbox(), ScriptedJudge(), row.rules)
+    ep = Episode(task, MemorySandbox(), row.judge(), row.rules)
     await ep.start()
     outcome = None
     for action in row.actions:
@@ -92,7 +99,7 @@ async def _core(task: Any, row: Row) -> tuple[Any, ...]:
 async def _jobenv(task: Any, row: Row) -> tuple[Any, ...]:
     from jobenv.env import JobEnv
 
-    env = JobEnv([task], sandbox=MemorySandbox, judge=ScriptedJudge(), rules=row.rules)
+    env = JobEnv([task], sandbox=MemorySandbox, judge=row.judge(), rules=row.rules)
     await env.areset()
     try:
         for action in row.actions:
@@ -140,7 +147,7 @@ async def _rollout(task: Any, row: Row) -> tuple[Any, ...]:
 
     cfg = RolloutConfig(rules=row.rules, nudge=None,
                         token_budget=len(row.actions) * 5 if row.ending is Ending.TOKEN_BUDGET else None)
-    env = JobEnv([task], sandbox=MemorySandbox, judge=ScriptedJudge(), rules=row.rules)
+    env = JobEnv([task], sandbox=MemorySandbox, judge=row.judge(), rules=row.rules)
     try:
         t = await run_episode(env, _ScriptedPolicy(row.actions, 5), task.id, config=cfg)  # type: ignore[arg-type]
     finally:
@@ -154,7 +161,7 @@ async def _hosted(task: Any, row: Row) -> tuple[Any, ...]:
     from jobenv.hosting.runtime import Runtime
 
     rt = Runtime(ServeConfig(judge="checks", rules=row.rules), [JobenvSample.dataset], {"jobenv/sample": [task]},
-                 {"jobenvsample": {"sample": "jobenv/sample"}}, ScriptedJudge(), None)  # type: ignore[arg-type]
+                 {"jobenvsample": {"sample": "jobenv/sample"}}, row.judge(), None)  # type: ignore[arg-type]
     rt.sandbox_factory = MemorySandbox
     cls = type("Hosted", (JobenvSample,), {"runtime": rt})
     session = cls({"split": "sample", "id": task.id, "index": 0})
@@ -194,3 +201,48 @@ def test_the_readme_endings_table_names_every_ending_and_status() -> None:
         assert f"`{reason.value}`" in table, reason
     for status in Status:
         assert f"`{status.value}`" in table, status
+
+
+@pytest.mark.parametrize("row", [r for r in ROWS if r.ending is None], ids=lambda r: r.name)
+def test_the_report_inside_an_outcome_agrees_with_its_status(task: Any, row: Row) -> None:
+    """An agent's zero (refused output, an output that breaks the judge) carries a report whose status is ok too,
+    naming the agent as the cause; an error carries an errored report."""
+    async def run() -> Any:
+        ep = Episode(task, MemorySandbox(), row.judge(), row.rules)
+        await ep.start()
+        for action in row.actions:
+            if (outcome := (await ep.step(action)).outcome) is not None:
+                return outcome
+        return await ep.finish(Ending.MAX_STEPS)
+
+    outcome = asyncio.run(run())
+    if outcome.report is None:
+        return
+    assert (outcome.report.status == "error") == (outcome.status is Status.ERROR)
+    agents = row.name in ("refused output", "output breaks the judge")
+    assert (outcome.report.failure_cause == "agent") == agents and (outcome.report.error is not None) == (
+        agents or outcome.status is Status.ERROR)
+
+
+def test_the_readme_says_what_step_returns_for_a_grading_error(task: Any) -> None:
+    """Gymnasium needs a float: step() returns 0.0 with status error, and the README's table says so."""
+    row = next(r for r in ROWS if r.name == "judge outage")
+
+    async def step_reward() -> tuple[float, str]:
+        from jobenv.env import JobEnv
+
+        env = JobEnv([task], sandbox=MemorySandbox, judge=row.judge(), rules=row.rules)
+        await env.areset()
+        try:
+            for action in row.actions:
+                _obs, reward, terminated, _truncated, info = await env.astep(action)
+                if terminated:
+                    return reward, info["status"]
+        finally:
+            await env.aclose()
+        raise AssertionError("the episode did not end")
+
+    assert asyncio.run(step_reward()) == (0.0, "error")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    error_row = next(line for line in readme.splitlines() if line.startswith("|") and "`grading_error`" in line)
+    assert "`env.step()` returns `0.0`" in error_row and "`None`" in error_row

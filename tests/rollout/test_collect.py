@@ -332,7 +332,7 @@ def test_symlink_in_output_scores_zero_and_is_not_dropped(policy_server: Any, sa
     res = collect_sync("jobenv/sample", _policy(srv), tasks=[sample_tasks[0].id], out=tmp_path / "t.jsonl", env_kwargs=ENV_KW)
     (t,) = res.trajectories
     assert (t.status, t.error_kind, t.reward, t.submitted) == ("ok", None, 0.0, True)
-    assert t.report["status"] == "error" and t.report["rejected_files"] == ["leak.txt"]
+    assert t.report["status"] == "ok" and t.report["failure_cause"] == "agent" and t.report["rejected_files"] == ["leak.txt"]
     s = res.summary()
     assert (s.included, s.errors, s.overall.mean_reward) == (1, 0, 0.0)
     # the export's list of refused entries is not a deliverable, yet a regrade still refuses what it lists

@@ -3,7 +3,8 @@
 ``MemorySandbox`` keeps ``/workspace`` as a dict of bytes and runs no process. Its commands are a tiny script
 language: ``sleep S`` waits, ``die`` kills PID 1 (every later call raises SandboxDiedError), anything else echoes.
 An output name ending in ``@`` stands for a symlink: the export refuses it. ``ScriptedJudge`` grades by reading
-``output/score.txt`` (a number, or ``outage`` for a judge that answers nothing).
+``output/score.txt`` (a number, or ``outage`` for an output the judge answers nothing valid on);
+``ScriptedJudge(down=True)`` answers nothing on any output (an outage: its canary fails too).
 """
 
 from __future__ import annotations
@@ -91,14 +92,18 @@ class MemorySandbox(Sandbox):
 class ScriptedJudge(Judge):
     kind = "scripted"
 
-    def __init__(self) -> None:
+    def __init__(self, *, down: bool = False) -> None:
         self.graded = 0
+        self.down = down
+        self.model = "down" if down else "scripted"  # part of the judge's identity (the canary's cache key)
 
     async def grade(self, task: Any, output_dir: Path) -> GradeReport:
         self.graded += 1
         rejected = json.loads((output_dir / ".jobenv_rejected.json").read_text())
         if rejected:
             return GradeReport(task_id=task.id, status="error", error="refused entries", rejected_files=rejected)
+        if self.down:
+            return GradeReport(task_id=task.id, status="error", error="the judge is unreachable")
         score_file = output_dir / "score.txt"
         text = score_file.read_text().strip() if score_file.is_file() else "0"
         if text == "outage":
