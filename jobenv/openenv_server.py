@@ -90,17 +90,22 @@ def cli_serve_openenv(host: str, port: int, *, sandbox: str | None = None, sandb
                       judge: str | None = None, rules: Any = None, default_split: str = DEFAULT_SPLIT,
                       max_sessions: int = 64, api_key: str | None = None) -> int:
     """``jobenv serve --protocol openenv``: serve until interrupted; sessions and temp folders are removed on the way
-    out. With ``api_key``, every request but ``/health`` must carry it (HTTP 401 otherwise). Configuration problems
-    raise JobenvError before the server listens."""
+    out. With ``api_key``, every HTTP request but ``/health`` and every WebSocket (``/ws``, ``/mcp``, ...) must carry
+    it (:class:`~jobenv.hosting.server.RequireApiKey`); without one, a host that is not loopback is warned about.
+    Configuration problems raise JobenvError before the server listens."""
     import sys
 
     import uvicorn
 
-    from .hosting.server import RequireApiKey
+    from .hosting.runtime import log
+    from .hosting.server import RequireApiKey, open_bind_warning
 
     app = create_openenv_app(sandbox=sandbox, sandbox_image=sandbox_image, judge=judge, rules=rules,
                              default_split=default_split, max_sessions=max_sessions)
     app.add_middleware(RequireApiKey, api_key=api_key)
+    warning = open_bind_warning(host, api_key)
+    if warning:
+        log(warning)
     print(f"jobenv serve: OpenEnv on http://{host}:{port} (default split {default_split}, up to {max_sessions} "
           f"sessions)", file=sys.stderr, flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -99,3 +99,57 @@ asyncio.run(main())
     assert out["alive"] == [False, True, True]
     done, status, reward = out["submit"]
     assert done is True and status == "ok" and reward is not None and reward < 1.0  # nothing was written
+
+
+KEY = "openenv-key-5d0c2b9a"
+# keyless attempts on every WebSocket route of OpenEnv's server, then OpenEnv's own client with the key
+GUARDED_CLIENT = r'''
+import asyncio, json, sys
+from openenv import GenericEnvClient
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+async def refused(url, headers):
+    try:
+        async with connect(url, additional_headers=headers, open_timeout=30) as sock:
+            await sock.send(json.dumps({"type": "reset", "data": {"split": "sample", "index": 0}}))
+            return "served: " + str(await sock.recv())[:200]
+    except InvalidStatus as exc:
+        return exc.response.status_code
+
+async def main():
+    base, key = sys.argv[1], sys.argv[2]
+    ws = base.replace("http://", "ws://")
+    out = {route: await refused(ws + route, None) for route in ("/ws", "/mcp", "/harness")}
+    out["wrong_key"] = await refused(ws + "/ws", {"X-API-Key": "not-the-key-1234"})
+    async with GenericEnvClient(base_url=base, message_timeout_s=600, headers={"X-API-Key": key}) as env:
+        await env.reset(split="sample", index=0)
+        r = await env.step({"name": "bash", "arguments": {"command": "id -u"}})
+        out["keyed"] = r.observation["text"]
+    print(json.dumps(out))
+
+asyncio.run(main())
+'''
+
+
+def test_the_key_guards_every_websocket_and_open_binds_warn(openenv_venv: Venv, tmp_path: Path) -> None:
+    env = {"JOBENV_SERVE_JUDGE": "checks", "JOBENV_DATA": str(tmp_path / "data")}
+    server = Server(openenv_venv, tmp_path, "--protocol", "openenv", "--api-key", KEY, env=env)
+    try:
+        assert server.request("/health")[0] == 200
+        assert server.request("/schema")[0] == 401  # plain HTTP, as before
+        (out,) = run_client(openenv_venv, GUARDED_CLIENT, server.url, KEY, tmp=tmp_path)
+    finally:
+        server.stop()
+    # keyless: refused at the handshake, so no reset ever reached an episode
+    assert all(out[r] in (401, 403) for r in ("/ws", "/mcp", "/harness", "wrong_key")), out
+    assert "(exit 0)" in out["keyed"], out  # the key admits OpenEnv's own client
+    assert "WARNING" not in server.log()
+
+    # every interface and no key: the server says so before it serves
+    open_server = Server(openenv_venv, tmp_path, "--protocol", "openenv", "--host", "0.0.0.0", env=env)
+    try:
+        log = open_server.log()
+    finally:
+        open_server.stop()
+    assert "WARNING: listening on 0.0.0.0 without an API key" in log, log
