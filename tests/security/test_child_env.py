@@ -9,13 +9,14 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from jobenv.settings import child_env
-from tests.sandbox.fixtures import run
+from tests.sandbox.fixtures import ROOT, run
 
 SECRETS = {"DATABASE_URL": "postgres://app:hunter2-db-pass@db.internal:5432/prod",
            "GITHUB_PAT": "github_pat_11ABCDEFG0123456789",
@@ -54,12 +55,31 @@ for pid in os.listdir("/proc"):
                 workers.append(Path(f"/proc/{pid}/environ").read_bytes().decode("utf-8", "replace"))
         except OSError:
             pass
-print(json.dumps({"text": ex.text[:3000], "workers": workers}))
+import jobenv
+print(json.dumps({"text": ex.text[:3000], "workers": workers, "jobenv": jobenv.__file__}))
 """
 
 
-def test_an_extraction_worker_and_what_it_starts_see_no_secret(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel_python(jobenv_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A fresh venv holding the wheel as users install it (dependencies through a .pth line, no download)."""
+    venv = tmp_path_factory.mktemp("venv") / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    purelib = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    (Path(purelib) / "_jobenv_test_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet", "--python", str(py),
+                    "install", "--no-deps", str(jobenv_wheel)], check=True, timeout=600)
+    return str(py)
+
+
+@pytest.mark.parametrize("install", ["editable", "wheel"])
+def test_an_extraction_worker_and_what_it_starts_see_no_secret(install: str, tmp_path: Path,
+                                                               request: pytest.FixtureRequest) -> None:
     import openpyxl
+
+    python = sys.executable if install == "editable" else request.getfixturevalue("wheel_python")
 
     out = tmp_path / "out"
     out.mkdir()
@@ -72,13 +92,14 @@ def test_an_extraction_worker_and_what_it_starts_see_no_secret(tmp_path: Path) -
     soffice = bin_dir / "soffice"
     soffice.write_text(f"#!/bin/sh\nenv >> {dump}\necho ---- >> {dump}\n")
     soffice.chmod(0o755)
-    env = {**os.environ, **SECRETS, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-           "JOBENV_RECALC": "libreoffice", "JOBENV_EXTRACT_DEBUG": "0"}
-    proc = subprocess.run([sys.executable, "-c", WORKER_PROBE, str(out), str(dump)], capture_output=True, text=True,
-                          timeout=300, env=env)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}, **SECRETS,
+           "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "JOBENV_RECALC": "libreoffice",
+           "JOBENV_EXTRACT_DEBUG": "0"}
+    proc = subprocess.run([python, "-c", WORKER_PROBE, str(out), str(dump)], capture_output=True, text=True,
+                          timeout=300, env=env, cwd="/")
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert "totals.xlsx" in got["text"]
+    assert "totals.xlsx" in got["text"] and (install == "editable") == got["jobenv"].startswith(str(ROOT))
     seen = dump.read_text()  # the planted program ran, inside the worker's job
     assert "PATH=" in seen and "JOBENV_RECALC=libreoffice" in seen
     assert _leaks(seen) == [], seen
