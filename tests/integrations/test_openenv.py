@@ -153,3 +153,54 @@ def test_the_key_guards_every_websocket_and_open_binds_warn(openenv_venv: Venv, 
     finally:
         open_server.stop()
     assert "WARNING: listening on 0.0.0.0 without an API key" in log, log
+
+
+HANDSHAKES = r'''
+import asyncio, json, sys
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+async def attempt(url, headers):
+    try:
+        async with connect(url, additional_headers=headers, open_timeout=30):
+            return 101
+    except InvalidStatus as exc:
+        return exc.response.status_code
+
+url, key = sys.argv[1], sys.argv[2]
+print(json.dumps({"keyless": asyncio.run(attempt(url, None)), "keyed": asyncio.run(attempt(url, {"X-API-Key": key}))}))
+'''
+
+
+def test_the_module_level_app_takes_the_key_from_the_environment(openenv_venv: Venv, tmp_path: Path) -> None:
+    """``uvicorn jobenv.openenv_server:app`` (the README's other way to serve) is guarded by
+    ``$JOBENV_SERVE_API_KEY`` like ``jobenv serve``."""
+    import os
+    import subprocess
+    import time
+    import urllib.request
+
+    from tests.support.ports import free_port
+
+    port = free_port()
+    env = {**os.environ, "JOBENV_SERVE_JUDGE": "checks", "JOBENV_DATA": str(tmp_path / "data"),
+           "JOBENV_SERVE_API_KEY": KEY, "PATH": f"{openenv_venv.bin}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PYTHONPATH", None)
+    with open(tmp_path / "uvicorn.log", "wb") as log:
+        proc = subprocess.Popen([str(openenv_venv.bin / "uvicorn"), "jobenv.openenv_server:app", "--host", "127.0.0.1",
+                                 "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(tmp_path),
+                                start_new_session=True)
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "uvicorn.log").read_text()
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2)
+                    break
+                except OSError:
+                    time.sleep(0.3)
+            (out,) = run_client(openenv_venv, HANDSHAKES, f"ws://127.0.0.1:{port}/ws", KEY, tmp=tmp_path)
+        finally:
+            os.killpg(proc.pid, 15)
+            proc.wait(timeout=60)
+    assert out["keyless"] in (401, 403) and out["keyed"] == 101, out
