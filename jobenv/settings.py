@@ -91,7 +91,8 @@ CHILD_SETTINGS = frozenset({"JOBENV_DATA", "JOBENV_CACHE", "JOBENV_RECALC", "JOB
 
 def child_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The part of ``environ`` (default: this process's) a child that handles agent-made data may see: the names
-    in :data:`CHILD_VARIABLES`, ``LC_*`` and :data:`CHILD_SETTINGS`. The one rule for every such child; sandboxes
-    inherit nothing at all (their environment is fixed, see :mod:`jobenv.sandbox`)."""
+    in :data:`CHILD_VARIABLES`, ``LC_*`` and :data:`CHILD_SETTINGS`. The one rule for every such child (extraction
+    workers, LibreOffice, the programs that launch a local sandbox and carry its web traffic); a sandbox's commands
+    inherit nothing at all (:func:`jobenv.sandbox.base.command_env`)."""
     env = os.environ if environ is None else environ
     return {k: v for k, v in env.items() if k in CHILD_VARIABLES or k in CHILD_SETTINGS or k.startswith("LC_")}

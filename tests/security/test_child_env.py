@@ -121,3 +121,34 @@ def test_a_sandbox_command_sees_no_host_variable(new_sandbox: Any, monkeypatch: 
     seen = run(go())
     assert "PATH=" in seen and "HOME=/tmp" in seen
     assert _leaks(seen) == [], seen
+
+
+def test_what_launches_a_local_sandbox_and_carries_its_traffic_sees_no_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bwrap (and the native launcher before it), pasta (the user-mode network stack that handles the agent's
+    packets) and its route watcher run on the host: they get the allow-list too."""
+    from jobenv.sandbox import SandboxLimits
+    from jobenv.sandbox.local import LocalSandbox
+    from tests.support.procs import descendants
+
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+
+    async def go() -> dict[str, str]:
+        sb = LocalSandbox(SandboxLimits(network="web"))  # never from the warm pool: launched now, with these variables
+        await sb.start(None)
+        try:
+            seen = {}
+            for pid in descendants(os.getpid()):
+                try:
+                    name = Path(f"/proc/{pid}/comm").read_text().strip()
+                    seen[f"{name}-{pid}"] = Path(f"/proc/{pid}/environ").read_bytes().decode("utf-8", "replace")
+                except OSError:
+                    pass
+            return seen
+        finally:
+            await sb.close()
+
+    seen = run(go())
+    assert any(k.startswith("pas") for k in seen) and any(k.startswith("bwrap") for k in seen), sorted(seen)
+    for name, environ in seen.items():
+        assert _leaks(environ) == [], (name, environ)
