@@ -56,8 +56,6 @@ JUDGE_ENV: dict[str, str] = {
     "GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": "false",
     "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "/dev/null",
 }
-# run once the copy is in: the scratch folder, then the workspace without write bits (symlinks are not followed)
-_PREPARE = f"mkdir -p {JUDGE_CWD} && chmod -R a-w /workspace"
 
 READ_ONLY_TOOLS = ("bash", "read", "glob", "grep", "ls")
 VERDICT_TOOL: dict[str, Any] = {"type": "function", "function": {
@@ -160,7 +158,6 @@ class AgenticJudge(Judge):
                               **self.sandbox_options)
             (output_dir / REJECTED_MANIFEST).unlink(missing_ok=True)
             await sb.start(output_dir)
-            await _prepare(sb)
             return sb, f"the task's working directory {spec.workdir} (also /workspace)"
         # the agent's layout, staged on the host once and copied in by the start (not file by file)
         stage = Path(host_tempdir("judge"))
@@ -172,7 +169,6 @@ class AgenticJudge(Judge):
             await sb.start(stage)
         finally:
             await asyncio.to_thread(shutil.rmtree, stage, True)
-        await _prepare(sb)
         return sb, "the task's files in /workspace/task_folder and the deliverables in /workspace/output"
 
     # ---- grading ----------------------------------------------------------------------------------------------
@@ -185,6 +181,7 @@ class AgenticJudge(Judge):
         sb = None
         try:
             sb, where = await self._workspace(task, Path(output_dir))
+            await _prepare(sb)
             verdicts = await asyncio.wait_for(self._converse(task, criteria, sb, where, record, usage),
                                               self.time_limit_s)
         except TimeoutError:
@@ -282,11 +279,14 @@ class AgenticJudge(Judge):
 
 
 async def _prepare(sb: Any) -> None:
-    """The judge's scratch folder and a read-only workspace; SandboxError when that cannot be done (a grading
-    error: the judge never inspects a workspace it could write to)."""
+    """The judge's scratch folder, then the workspace without write bits: first made traversable by its owner, so
+    that no mode the agent left (a ``chmod 000`` folder) stops the pass; symlinks are not followed. SandboxError
+    when that cannot be done (a grading error: the judge never inspects a workspace it could write to)."""
     from ..errors import SandboxError
+    from ..sandbox.base import WORKSPACE
 
-    result = await sb.run(_PREPARE, timeout=120)
+    result = await sb.run(f"mkdir -p {JUDGE_CWD} && chmod -R u+rwX {WORKSPACE} && chmod -R a-w {WORKSPACE}",
+                          timeout=120)
     if result.exit_code != 0:
         raise SandboxError(f"cannot prepare the judge's sandbox: {result.output.strip()[-300:]}")
 

@@ -103,14 +103,21 @@ def test_planted_modules_and_repo_config_never_run_for_the_judge(tmp_path: Path,
     assert f"start in {JUDGE_CWD}" in system and "read-only" in system
 
 
-def test_a_bare_command_keeps_its_meaning(tmp_path: Path) -> None:
-    """The judge's own commands are only moved, not changed: exit codes, empty commands and timeouts as before."""
+def test_a_bare_command_keeps_its_meaning(tmp_path: Path, judge_sandbox: tuple[str, dict[str, Any]]) -> None:
+    """The judge's own commands are only moved, not changed (exit codes, empty commands as before), and folders the
+    agent locked (mode 000) neither stop the grading nor hide their files from the judge."""
     task = make_task(tmp_path, RUBRICS)
     out = tmp_path / "output"
-    out.mkdir()
+    (out / "locked" / "inner").mkdir(parents=True)
     (out / "memo.md").write_text(MEMO)
+    (out / "locked" / "inner" / "note.txt").write_text("deep\n")
+    (out / "frozen.txt").write_text("frozen\n")
+    (out / "frozen.txt").chmod(0o444)
+    (out / "locked" / "inner").chmod(0o000)  # modes the agent left must not stop the read-only pass
+    (out / "locked").chmod(0o000)
     calls = [{"name": "bash", "arguments": {"command": "exit 3"}}, {"name": "bash", "arguments": {"command": "  "}},
-             {"name": "bash", "arguments": {"command": "ls /workspace/output && cat /workspace/output/memo.md"}}]
+             {"name": "bash", "arguments": {"command": "ls /workspace/output && cat /workspace/output/memo.md "
+                                                       "/workspace/output/locked/inner/note.txt"}}]
 
     def judge(request: dict[str, Any]) -> Reply:
         if not any(m["role"] == "tool" for m in request["messages"]):
@@ -121,7 +128,9 @@ def test_a_bare_command_keeps_its_meaning(tmp_path: Path) -> None:
         return Reply(tool_calls=[{"name": "verdict", "arguments": {"verdicts": verdicts}}])
 
     with OpenAIServer(judge) as srv:
-        report = AgenticJudge(base_url=srv.base_url, api_key="k", model="judge").grade_sync(task, out)
+        report = AgenticJudge(base_url=srv.base_url, api_key="k", model="judge", sandbox=judge_sandbox[0],
+                              sandbox_options=judge_sandbox[1]).grade_sync(task, out)
     assert report.status == "ok", report.error
     exit3, empty, listing = [m["content"] for m in srv.requests[-1]["messages"] if m["role"] == "tool"]
     assert "(exit 3)" in exit3 and "command is empty" in empty and "Q3 total" in listing and "memo.md" in listing
+    assert "deep" in listing
