@@ -32,11 +32,14 @@ def create_openenv_app(
     default_split: str = DEFAULT_SPLIT,
     rules: Any = None,
     max_sessions: int = 64,
+    api_key: str | None = None,
 ) -> Any:
     """The OpenEnv FastAPI app serving jobenv. The sandbox comes from :meth:`SandboxConfig.from_env` (``sandbox`` /
     ``sandbox_image`` win over ``$JOBENV_SANDBOX`` / ``$JOBENV_SANDBOX_IMAGE``), the judge kind from ``judge``, else
     ``$JOBENV_SERVE_JUDGE``, else ``auto``; ``rules`` is the episodes' :class:`jobenv.grading.EpisodeRules` (the
-    default budget when None). ``max_sessions`` bounds concurrent sessions (each holds a sandbox).
+    default budget when None). ``max_sessions`` bounds concurrent sessions (each holds a sandbox). With
+    ``api_key`` (else ``$JOBENV_SERVE_API_KEY``; so ``uvicorn jobenv.openenv_server:app`` is guarded too), every
+    HTTP request but ``/health`` and every WebSocket must carry it (:class:`~jobenv.hosting.server.RequireApiKey`).
 
     Raises UnknownEnvError for an unknown ``default_split`` and ImportError (naming the extra) without OpenEnv.
     """
@@ -45,6 +48,8 @@ def create_openenv_app(
     from . import settings
     from .hosting import JUDGE_ENV_VAR
     from .hosting import openenv as classes
+    from .hosting.config import API_KEY_ENV_VAR
+    from .hosting.server import RequireApiKey
     from .sandbox.config import SandboxConfig
 
     classes.env_id_of(default_split)
@@ -58,6 +63,7 @@ def create_openenv_app(
     app = create_fastapi_app(env_cls, classes.JobenvAction, classes.JobenvObservation,
                              max_concurrent_envs=max_sessions, env_name=ENV_NAME, state_cls=classes.JobenvState)
     app.router.on_shutdown.append(_close_all)
+    app.add_middleware(RequireApiKey, api_key=api_key or settings.get(API_KEY_ENV_VAR))  # outermost
     return app
 
 
@@ -90,17 +96,21 @@ def cli_serve_openenv(host: str, port: int, *, sandbox: str | None = None, sandb
                       judge: str | None = None, rules: Any = None, default_split: str = DEFAULT_SPLIT,
                       max_sessions: int = 64, api_key: str | None = None) -> int:
     """``jobenv serve --protocol openenv``: serve until interrupted; sessions and temp folders are removed on the way
-    out. With ``api_key``, every request but ``/health`` must carry it (HTTP 401 otherwise). Configuration problems
-    raise JobenvError before the server listens."""
+    out. With ``api_key``, every HTTP request but ``/health`` and every WebSocket (``/ws``, ``/mcp``, ...) must carry
+    it (see :func:`create_openenv_app`); without one, a host that is not loopback is warned about.
+    Configuration problems raise JobenvError before the server listens."""
     import sys
 
     import uvicorn
 
-    from .hosting.server import RequireApiKey
+    from .hosting.runtime import log
+    from .hosting.server import open_bind_warning
 
     app = create_openenv_app(sandbox=sandbox, sandbox_image=sandbox_image, judge=judge, rules=rules,
-                             default_split=default_split, max_sessions=max_sessions)
-    app.add_middleware(RequireApiKey, api_key=api_key)
+                             default_split=default_split, max_sessions=max_sessions, api_key=api_key)
+    warning = open_bind_warning(host, api_key)
+    if warning:
+        log(warning)
     print(f"jobenv serve: OpenEnv on http://{host}:{port} (default split {default_split}, up to {max_sessions} "
           f"sessions)", file=sys.stderr, flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -10,7 +10,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["VARIABLES", "get", "data_dir", "cache_dir", "host_only_dirs", "jobenv_variables", "EXTRACT_PREFIX"]
+__all__ = ["VARIABLES", "get", "data_dir", "cache_dir", "host_only_dirs", "EXTRACT_PREFIX", "CHILD_VARIABLES",
+           "CHILD_SETTINGS", "child_env"]
 
 EXTRACT_PREFIX = "JOBENV_EXTRACT_"
 
@@ -79,7 +80,19 @@ def host_only_dirs() -> list[Path]:
     return [data_dir(), cache_dir(), _home_cache()]
 
 
-def jobenv_variables(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Every ``JOBENV_*`` variable that is set (for a worker process that must follow the caller's settings)."""
+#: the host's variables a child process that handles agent-made data inherits (extraction workers and the programs
+#: they start): what finding programs and libraries, locale and time need, and nothing else. An allow-list, so a
+#: secret passes whatever its name (DATABASE_URL with a password in it, GITHUB_PAT, a cloud token): none does.
+CHILD_VARIABLES = frozenset({"PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "TZ", "LD_LIBRARY_PATH"})
+#: jobenv's own settings such a child reads (never the judge's or the server's key)
+CHILD_SETTINGS = frozenset({"JOBENV_DATA", "JOBENV_CACHE", "JOBENV_RECALC", "JOBENV_EXTRACT_DEBUG",
+                            *(k for k in VARIABLES if k.startswith(EXTRACT_PREFIX))})
+
+
+def child_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The part of ``environ`` (default: this process's) a child that handles agent-made data may see: the names
+    in :data:`CHILD_VARIABLES`, ``LC_*`` and :data:`CHILD_SETTINGS`. The one rule for every such child (extraction
+    workers, LibreOffice, the programs that launch a local sandbox and carry its web traffic); a sandbox's commands
+    inherit nothing at all (:func:`jobenv.sandbox.base.command_env`)."""
     env = os.environ if environ is None else environ
-    return {k: v for k, v in env.items() if k.startswith("JOBENV_")}
+    return {k: v for k, v in env.items() if k in CHILD_VARIABLES or k in CHILD_SETTINGS or k.startswith("LC_")}

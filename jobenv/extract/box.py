@@ -1,4 +1,5 @@
-"""How an extraction worker is started: an environment without secrets, inside a box of its own.
+"""How an extraction worker is started: inside a box of its own (its environment is
+:func:`jobenv.settings.child_env`, an allow-list).
 
 A worker parses files the agent wrote. Parsers are not supposed to open other files or the network, and the ones
 that could (a workbook's links, a document's external images) are refused before they run; the box makes that hold
@@ -14,20 +15,10 @@ RuntimeWarning, never silently.
 from __future__ import annotations
 
 import functools
-import re
 import subprocess
 import warnings
-from collections.abc import Mapping
 
-__all__ = ["without_secrets", "boxed"]
-
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.I)
-
-
-def without_secrets(env: Mapping[str, str]) -> dict[str, str]:
-    """``env`` less every variable whose name suggests a secret (the judge's API key above all): a parser that is
-    made to run code has nothing to leak."""
-    return {k: v for k, v in env.items() if not _SECRET_NAME.search(k)}
+__all__ = ["boxed"]
 
 
 @functools.lru_cache(maxsize=1)

@@ -32,6 +32,8 @@ from datetime import time as dtime
 from pathlib import Path
 from typing import Any, Literal
 
+from .. import settings
+
 __all__ = [
     "ENV_ENGINE",
     "Engine",
@@ -82,8 +84,6 @@ def soffice_path() -> str | None:
 
 
 def _chosen(engine: str | None) -> str:
-    from .. import settings
-
     name = (engine or settings.get(ENV_ENGINE) or "auto").strip().lower()
     if name not in ("auto", "libreoffice", "formulas", "none"):
         raise ValueError(f"unknown recalculation engine {name!r}: expected auto, libreoffice, formulas or none")
@@ -208,7 +208,7 @@ def _libreoffice(path: Path, formula_cells: dict[str, list[str]] | None) -> Reca
         src = Path(tmp) / ("in" + path.suffix.lower())
         shutil.copyfile(path, src)  # a plain name: agent file names never reach the command line
         outdir = Path(tmp) / "out"
-        env = {**os.environ, "HOME": tmp, "TMPDIR": tmp, "SAL_USE_VCLPLUGIN": "svp"}
+        env = {**settings.child_env(), "HOME": tmp, "TMPDIR": tmp, "SAL_USE_VCLPLUGIN": "svp"}
         try:
             with _lo_lock:  # one conversion at a time per process: soffice is memory-hungry, the profile is shared
                 cmd = [soffice, f"-env:UserInstallation={_profile().as_uri()}", "--headless", "--norestore", "--nologo",

@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .. import settings
 from ..errors import ConfigError, first_problem
-from .box import boxed, without_secrets
+from .box import boxed
 from .files import DEFAULT_CAP, ExtractedFile, Extraction, ExtractMode, ImageRef
 from .folder import TOTAL_CAP, assemble_output, scan_output
 from .tables import JOBS
@@ -123,11 +123,12 @@ class _Worker:
     """One worker process speaking length-prefixed pickles over its stdin and stdout."""
 
     def __init__(self, limits: ExtractLimits) -> None:
-        env = without_secrets(os.environ)
+        env = settings.child_env()
         # one thread per numeric library: the address-space limit must not be spent on idle thread stacks
         env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MALLOC_ARENA_MAX="2")
         here = str(Path(__file__).resolve().parents[2])  # the jobenv this process runs, not another one
-        env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        inherited = os.environ.get("PYTHONPATH")  # where the caller's own imports come from: the worker's too
+        env["PYTHONPATH"] = here + (os.pathsep + inherited if inherited else "")
         debug = settings.get("JOBENV_EXTRACT_DEBUG") == "1"
         self.proc = subprocess.Popen(
             boxed([sys.executable, "-m", "jobenv.extract.worker", str(limits.memory_mb * 2**20)]),
@@ -512,12 +513,10 @@ class ExtractionService:
 
 
 def _job_env() -> dict[str, str]:
-    """The caller's settings a parser reads (``JOBENV_*``, ``PATH`` for helper programs), sent with each job so
-    a worker started earlier follows changes made since; never a secret."""
-    env = settings.jobenv_variables()
-    if "PATH" in os.environ:
-        env["PATH"] = os.environ["PATH"]
-    return without_secrets(env)
+    """The caller's variables a parser may read (:func:`jobenv.settings.child_env`: ``PATH`` for helper programs,
+    the locale, jobenv's extraction settings), sent with each job so a worker started earlier follows changes made
+    since; never a secret."""
+    return settings.child_env()
 
 
 def _collector(got: list[Any]) -> Callable[[tuple[Any, ...]], None]:

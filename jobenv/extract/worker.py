@@ -123,7 +123,7 @@ def main(argv: list[str]) -> int:
     send(("ready",))
     import pickle
 
-    from jobenv.settings import jobenv_variables
+    from jobenv.settings import child_env
 
     while True:
         head = read_exact(0, 8, None)
@@ -134,7 +134,7 @@ def main(argv: list[str]) -> int:
             return 0
         try:
             env, request = pickle.loads(body)
-            for key in [k for k in jobenv_variables() if k not in env]:
+            for key in [k for k in child_env() if k not in env]:  # the caller unset it since
                 del os.environ[key]
             os.environ.update(env)
             _handle(request, send)

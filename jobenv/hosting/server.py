@@ -8,13 +8,14 @@ answers the open-sandbox count and the limits in force; every sandbox opened or 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 from typing import Any
 
 from .config import ServeConfig
 from .runtime import Runtime, log
 
-__all__ = ["make_server", "serve", "configured_classes", "RequireApiKey"]
+__all__ = ["make_server", "serve", "configured_classes", "RequireApiKey", "open_bind_warning"]
 
 
 def configured_classes(runtime: Runtime) -> list[type]:
@@ -38,26 +39,63 @@ async def _refuse(send: Any, status: int, detail: str) -> None:
 
 
 class RequireApiKey:
-    """ASGI middleware: with a key set, every HTTP request but ``/health`` must carry it as ``X-API-Key`` (what the
-    openreward client sends) or ``Authorization: Bearer``; else HTTP 401. Used by both of ``jobenv serve``'s
-    protocols."""
+    """ASGI middleware: with a key set, every connection on every transport (HTTP requests, their SSE streams,
+    WebSockets, MCP routes: any scope but the server's own ``lifespan``) must carry it as ``X-API-Key`` (what the
+    openreward client sends) or ``Authorization: Bearer``; only ``GET /health`` is open. A request without it gets
+    HTTP 401; a WebSocket without it is refused at the handshake (HTTP 401 where the server supports ASGI's
+    ``websocket.http.response``, else 403), before any route, session or episode exists. Used by both of
+    ``jobenv serve``'s protocols."""
 
     def __init__(self, app: Any, api_key: str | None) -> None:
         self.app = app
         self.api_key = api_key
 
     def _authorised(self, scope: dict[str, Any]) -> bool:
-        if not self.api_key or scope.get("type") != "http" or scope.get("path") == "/health":
+        kind = scope.get("type")
+        if not self.api_key or kind == "lifespan" or (kind == "http" and scope.get("path") == "/health"):
             return True
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         given = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ").strip()
         return hmac.compare_digest(given.encode(), self.api_key.encode())
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if not self._authorised(scope):
-            await _refuse(send, 401, "this server needs its API key (X-API-Key or Authorization: Bearer)")
-            return
-        await self.app(scope, receive, send)
+        if self._authorised(scope):
+            await self.app(scope, receive, send)
+        elif scope.get("type") == "http":
+            await _refuse(send, 401, _NEEDS_KEY)
+        elif scope.get("type") == "websocket":
+            if (await receive()).get("type") != "websocket.connect":
+                return
+            if "websocket.http.response" in scope.get("extensions", {}):
+                payload = json.dumps({"detail": _NEEDS_KEY}).encode()
+                await send({"type": "websocket.http.response.start", "status": 401,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(payload)).encode())]})
+                await send({"type": "websocket.http.response.body", "body": payload})
+            else:  # a close before the accept: the server answers the handshake with HTTP 403
+                await send({"type": "websocket.close", "code": 1008, "reason": "API key required"})
+        # any other kind of scope: nothing is served without the key
+
+
+_NEEDS_KEY = "this server needs its API key (X-API-Key or Authorization: Bearer)"
+_LOOPBACK_NAMES = frozenset({"localhost", "ip6-localhost", "ip6-loopback"})
+
+
+def open_bind_warning(host: str, api_key: str | None) -> str | None:
+    """The warning both protocols print when ``host`` is not a loopback address and no key is set (None when
+    there is nothing to warn about). A host name other than localhost counts as reachable from elsewhere."""
+    if api_key:
+        return None
+    name = host.strip().strip("[]").lower()
+    if name in _LOOPBACK_NAMES:
+        return None
+    try:
+        if ipaddress.ip_address(name).is_loopback:
+            return None
+    except ValueError:
+        pass
+    return (f"WARNING: listening on {host} without an API key: anyone who reaches this port can run commands in "
+            "sandboxes (set --api-key or $JOBENV_SERVE_API_KEY)")
 
 
 class _SessionCap:
@@ -156,9 +194,9 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8080) -> 
     from .staged import StagedApp
 
     rt = Runtime.start(config)
-    if host not in ("127.0.0.1", "localhost", "::1") and not config.api_key:
-        log(f"WARNING: listening on {host} without an API key: anyone who reaches this port can run commands in "
-            "sandboxes (set --api-key or $JOBENV_SERVE_API_KEY)")
+    warning = open_bind_warning(host, config.api_key)
+    if warning:
+        log(warning)
     routes = ", ".join(f"/{r} ({', '.join(s)})" for r, s in rt.routes.items())
     limits = f"max_steps {rt.rules.max_steps}, time_limit {rt.rules.time_limit_s or 'none'}"
     image = config.sandbox.options.get("image")

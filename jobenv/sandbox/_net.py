@@ -35,6 +35,7 @@ import tempfile
 import time
 from typing import Any
 
+from .. import settings
 from ..errors import SandboxError, SandboxUnavailableError
 from .base import SandboxLimits
 
@@ -211,7 +212,7 @@ def attach(pasta: str, pid: int, policy: NetworkPolicy, state: dict[str, Any]) -
     """
     with tempfile.TemporaryFile() as log:  # a file, not a pipe: pasta must never block or die on its stderr
         proc = subprocess.Popen(pasta_args(pasta, pid), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=log, start_new_session=True)
+                                stderr=log, start_new_session=True, env=settings.child_env())  # it carries agent traffic
         state["pasta"] = proc
         deadline = time.monotonic() + 10.0
         while not _route_ready(pid):
@@ -229,6 +230,7 @@ def attach(pasta: str, pid: int, policy: NetworkPolicy, state: dict[str, Any]) -
         [sys.executable, "-I", "-S", "-c", _ROUTES, str(pid), json.dumps(policy.routes()), IFNAME, GATEWAY,
          str(proc.pid)],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        env=settings.child_env(),
     )
     state["pasta_watch"] = watch
     assert watch.stdout is not None and watch.stderr is not None

@@ -46,9 +46,18 @@ _RESERVE_DIVISOR = 8
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
-# the environment every sandbox sets itself (see jobenv.sandbox.local._bwrap.sandbox_env and the docker backend)
+# the environment every sandbox sets itself (see command_env)
 RESERVED_ENV = frozenset({"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SHELL", "USER", "TERM", "WORKSPACE",
                           "PYTHONDONTWRITEBYTECODE", "MPLBACKEND", "UserInstallation"})
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def command_env(path: str = SYSTEM_PATH, workspace: str = WORKSPACE, **more: str) -> dict[str, str]:
+    """The whole environment of a sandbox's commands on every backend, before ``SandboxLimits.env``: fixed values
+    (``more`` adds a backend's own), never a variable of the host's, so no host secret can reach planted code."""
+    return {"PATH": path, "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp",
+            "SHELL": "/bin/bash", "TERM": "dumb", "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg",
+            "WORKSPACE": workspace, **more}
 
 REJECTED_MANIFEST = ".jobenv_rejected.json"  # the export's list of refused entries, beside the exported files
 

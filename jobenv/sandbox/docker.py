@@ -50,6 +50,7 @@ from .base import (
     OutputCapture,
     Sandbox,
     SandboxLimits,
+    command_env,
     escape_name,
     workspace_relpath,
 )
@@ -246,9 +247,7 @@ class DockerSandbox(Sandbox):
                 labels=labels,
                 hostname="sandbox",
                 working_dir=WORKSPACE,
-                environment={"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp",
-                             "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "MPLBACKEND": "Agg",
-                             **lim.env},
+                environment={**command_env(), **lim.env},
                 network_mode="none",  # "web" gets the fenced user-mode stack attached below, never a bridge
                 log_config=LogConfig(type="none"),
                 mem_limit=mem,

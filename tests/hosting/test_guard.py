@@ -45,6 +45,24 @@ def test_requests_without_the_key_are_refused(guarded: ServeProcess) -> None:
         guarded.url + "/jobenvsample/status", headers={"X-API-Key": KEY}))[0] == 200
 
 
+def test_a_websocket_without_the_key_is_refused_at_the_handshake(guarded: ServeProcess) -> None:
+    """The OpenReward server serves no WebSocket route, and still none is reached without the key."""
+    import asyncio
+
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidStatus
+
+    async def attempt(path: str) -> int:
+        try:
+            async with connect(guarded.url.replace("http://", "ws://") + path, open_timeout=30):
+                return 101
+        except InvalidStatus as exc:
+            return exc.response.status_code
+
+    for path in ("/ws", "/jobenvsample/ws", "/mcp"):
+        assert asyncio.run(attempt(path)) in (401, 403)
+
+
 def test_the_key_admits_the_sdk_and_the_cap_refuses_a_second_session(guarded: ServeProcess) -> None:
     client = _client(KEY)
     try:

@@ -99,3 +99,108 @@ asyncio.run(main())
     assert out["alive"] == [False, True, True]
     done, status, reward = out["submit"]
     assert done is True and status == "ok" and reward is not None and reward < 1.0  # nothing was written
+
+
+KEY = "openenv-key-5d0c2b9a"
+# keyless attempts on every WebSocket route of OpenEnv's server, then OpenEnv's own client with the key
+GUARDED_CLIENT = r'''
+import asyncio, json, sys
+from openenv import GenericEnvClient
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+async def refused(url, headers):
+    try:
+        async with connect(url, additional_headers=headers, open_timeout=30) as sock:
+            await sock.send(json.dumps({"type": "reset", "data": {"split": "sample", "index": 0}}))
+            return "served: " + str(await sock.recv())[:200]
+    except InvalidStatus as exc:
+        return exc.response.status_code
+
+async def main():
+    base, key = sys.argv[1], sys.argv[2]
+    ws = base.replace("http://", "ws://")
+    out = {route: await refused(ws + route, None) for route in ("/ws", "/mcp", "/harness")}
+    out["wrong_key"] = await refused(ws + "/ws", {"X-API-Key": "not-the-key-1234"})
+    async with GenericEnvClient(base_url=base, message_timeout_s=600, headers={"X-API-Key": key}) as env:
+        await env.reset(split="sample", index=0)
+        r = await env.step({"name": "bash", "arguments": {"command": "id -u"}})
+        out["keyed"] = r.observation["text"]
+    print(json.dumps(out))
+
+asyncio.run(main())
+'''
+
+
+def test_the_key_guards_every_websocket_and_open_binds_warn(openenv_venv: Venv, tmp_path: Path) -> None:
+    env = {"JOBENV_SERVE_JUDGE": "checks", "JOBENV_DATA": str(tmp_path / "data")}
+    server = Server(openenv_venv, tmp_path, "--protocol", "openenv", "--api-key", KEY, env=env)
+    try:
+        assert server.request("/health")[0] == 200
+        assert server.request("/schema")[0] == 401  # plain HTTP, as before
+        (out,) = run_client(openenv_venv, GUARDED_CLIENT, server.url, KEY, tmp=tmp_path)
+    finally:
+        server.stop()
+    # keyless: refused at the handshake, so no reset ever reached an episode
+    assert all(out[r] in (401, 403) for r in ("/ws", "/mcp", "/harness", "wrong_key")), out
+    assert "(exit 0)" in out["keyed"], out  # the key admits OpenEnv's own client
+    assert "WARNING" not in server.log()
+
+    # every interface and no key: the server says so before it serves
+    open_server = Server(openenv_venv, tmp_path, "--protocol", "openenv", "--host", "0.0.0.0", env=env)
+    try:
+        log = open_server.log()
+    finally:
+        open_server.stop()
+    assert "WARNING: listening on 0.0.0.0 without an API key" in log, log
+
+
+HANDSHAKES = r'''
+import asyncio, json, sys
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+async def attempt(url, headers):
+    try:
+        async with connect(url, additional_headers=headers, open_timeout=30):
+            return 101
+    except InvalidStatus as exc:
+        return exc.response.status_code
+
+url, key = sys.argv[1], sys.argv[2]
+print(json.dumps({"keyless": asyncio.run(attempt(url, None)), "keyed": asyncio.run(attempt(url, {"X-API-Key": key}))}))
+'''
+
+
+def test_the_module_level_app_takes_the_key_from_the_environment(openenv_venv: Venv, tmp_path: Path) -> None:
+    """``uvicorn jobenv.openenv_server:app`` (the README's other way to serve) is guarded by
+    ``$JOBENV_SERVE_API_KEY`` like ``jobenv serve``."""
+    import os
+    import subprocess
+    import time
+    import urllib.request
+
+    from tests.support.ports import free_port
+
+    port = free_port()
+    env = {**os.environ, "JOBENV_SERVE_JUDGE": "checks", "JOBENV_DATA": str(tmp_path / "data"),
+           "JOBENV_SERVE_API_KEY": KEY, "PATH": f"{openenv_venv.bin}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PYTHONPATH", None)
+    with open(tmp_path / "uvicorn.log", "wb") as log:
+        proc = subprocess.Popen([str(openenv_venv.bin / "uvicorn"), "jobenv.openenv_server:app", "--host", "127.0.0.1",
+                                 "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(tmp_path),
+                                start_new_session=True)
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "uvicorn.log").read_text()
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2)
+                    break
+                except OSError:
+                    time.sleep(0.3)
+            (out,) = run_client(openenv_venv, HANDSHAKES, f"ws://127.0.0.1:{port}/ws", KEY, tmp=tmp_path)
+        finally:
+            os.killpg(proc.pid, 15)
+            proc.wait(timeout=60)
+    assert out["keyless"] in (401, 403) and out["keyed"] == 101, out

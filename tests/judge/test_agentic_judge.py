@@ -51,8 +51,9 @@ def _grade(tmp_path: Path, turns: list[Any], memo: str = MEMO, **options: Any) -
 
 
 def test_the_judge_inspects_recomputes_and_rules(tmp_path: Path) -> None:
-    turns = [[{"name": "bash", "arguments": {"command": "cat output/memo.md; python3 -c \"import csv; print(sum(int(r['amount']) "
-                                                       "for r in csv.DictReader(open('task_folder/ledger.csv'))))\""}}],
+    turns = [[{"name": "bash", "arguments": {"command": "cat /workspace/output/memo.md; python3 -c \"import csv; "
+                                                       "print(sum(int(r['amount']) for r in "
+                                                       "csv.DictReader(open('/workspace/task_folder/ledger.csv'))))\""}}],
              [{"name": "read", "arguments": {"file_path": "output/memo.md"}},
               {"name": "grep", "arguments": {"pattern": "spike", "path": "output"}}],
              [_verdict([True, True, True, True, True, False])]]
@@ -90,7 +91,7 @@ def test_a_deliverable_that_instructs_the_judge_stays_fenced_data(tmp_path: Path
 def test_the_judge_cannot_write_back_or_reach_the_network(tmp_path: Path) -> None:
     with OpenAIServer(lambda r: "unused") as bystander:
         port = bystander.base_url.split(":")[-1].split("/")[0]
-        probe = (f"echo forged > output/memo.md; python3 -c \"import urllib.request as u; "
+        probe = (f"echo forged > /workspace/output/memo.md; python3 -c \"import urllib.request as u; "
                  f"u.urlopen('http://127.0.0.1:{port}/v1/models', timeout=3)\"; echo exit=$?")
         turns = [[{"name": "bash", "arguments": {"command": probe}},
                   {"name": "write", "arguments": {"file_path": "output/memo.md", "content": "forged"}}],

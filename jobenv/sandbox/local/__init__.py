@@ -56,6 +56,7 @@ import weakref
 from pathlib import Path
 from typing import IO, Any
 
+from ... import settings
 from ...errors import SandboxDiedError, SandboxError, SandboxUnavailableError
 from .. import _fs, _net
 from ..base import WORKSPACE, CellResult, CommandResult, FileEntry, OutputCapture, Sandbox, SandboxLimits
@@ -280,7 +281,8 @@ class LocalSandbox(Sandbox):
                     lambda child: [native, "--launch", str(len(child)), *argv_for(child)], passed)
             else:  # Popen closes the rest itself (at a cost that grows with this process's descriptors)
                 proc = subprocess.Popen(argv_for(passed), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, pass_fds=passed, close_fds=True)
+                                        stderr=subprocess.PIPE, pass_fds=passed, close_fds=True,
+                                        env=settings.child_env())
         except OSError as exc:
             raise SandboxUnavailableError(f"cannot execute bwrap: {exc}") from None
         finally:

@@ -11,7 +11,7 @@ import os
 
 from ...errors import SandboxError, SandboxUnavailableError
 from .. import _net
-from ..base import WORKSPACE, SandboxLimits
+from ..base import WORKSPACE, SandboxLimits, command_env
 from . import _mounts
 from ._agent import CONTROLLER
 from ._worker import WORKER
@@ -38,13 +38,12 @@ def bwrap_binary() -> str:
 
 
 def sandbox_env(ws: str, interpreter: str | None = None) -> dict[str, str]:
-    """The whole environment of a sandbox's processes (no host variable survives)."""
+    """The whole environment of a sandbox's processes (:func:`~jobenv.sandbox.base.command_env`: no host variable
+    survives)."""
     # the toolchain's (or this interpreter's) bin dir first: `python3` inside has the knowledge worker's packages
-    return {"PATH": f"{os.path.dirname(interpreter or _mounts.interpreter())}:{_PATH}", "HOME": "/tmp", "LANG": "C.UTF-8",
-            "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "SHELL": "/bin/bash", "USER": "root", "TERM": "dumb",
-            "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", "WORKSPACE": ws,
-            # LibreOffice's profile: its default needs a passwd entry, which the commands' uid has not
-            "UserInstallation": "file:///tmp/.libreoffice"}
+    return command_env(f"{os.path.dirname(interpreter or _mounts.interpreter())}:{_PATH}", ws, USER="root",
+                       # LibreOffice's profile: its default needs a passwd entry, which the commands' uid has not
+                       UserInstallation="file:///tmp/.libreoffice")
 
 
 def rlimits(limits: SandboxLimits, with_as: bool) -> str:

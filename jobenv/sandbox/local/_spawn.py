@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ... import settings
 from ...errors import SandboxError, SandboxUnavailableError
 from . import _mounts
 
@@ -140,7 +141,7 @@ def launch(argv_for: Callable[[list[int]], list[str]], fds: list[int]) -> Launch
         actions += [(os.POSIX_SPAWN_DUP2, tmp, dst) for tmp, dst in zip(temps, targets)]
         actions += [(os.POSIX_SPAWN_CLOSE, tmp) for tmp in temps]
         argv = argv_for(targets[3:])
-        pid = os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=actions)
+        pid = os.posix_spawn(argv[0], argv, settings.child_env(), file_actions=actions)
     except BaseException:
         for fd in (in_w, err_r):
             os.close(fd)

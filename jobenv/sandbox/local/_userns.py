@@ -25,6 +25,7 @@ import subprocess
 import sys
 import threading
 
+from ... import settings
 from ...errors import SandboxUnavailableError
 from ._spawn import unavailable_error
 
@@ -81,7 +82,7 @@ def _uid_map() -> list[tuple[int, int, int]]:
 
 def _make() -> int:
     holder = subprocess.Popen([sys.executable, "-I", "-S", "-c", _HOLDER], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=settings.child_env())
     try:
         assert holder.stdout is not None
         line = holder.stdout.readline().decode().strip()
