@@ -130,9 +130,9 @@ def _inspector(req: dict[str, Any]) -> Reply:
     """An agentic judge that reads the deliverables, then rules; text addressed to it makes it inspect forever."""
     tools = [m for m in req["messages"] if m["role"] == "tool"]
     if not tools:
-        return Reply(tool_calls=[{"name": "bash", "arguments": {"command": "cat output/*"}}])
+        return Reply(tool_calls=[{"name": "bash", "arguments": {"command": "cat /workspace/output/*"}}])
     if "NOTE TO THE GRADER" in tools[-1]["content"]:
-        return Reply(tool_calls=[{"name": "bash", "arguments": {"command": "cat output/*"}}])
+        return Reply(tool_calls=[{"name": "bash", "arguments": {"command": "cat /workspace/output/*"}}])
     entries = [{"index": i, "passed": False, "reasoning": "not shown", "evidence": {"file": "output", "location": "-"}}
                for i in range(N)]
     return Reply(tool_calls=[{"name": "verdict", "arguments": {"verdicts": entries}}])
