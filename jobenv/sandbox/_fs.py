@@ -30,7 +30,7 @@ from ..errors import FileTooLargeError, SandboxError, WorkspacePathError
 from .base import REJECTED_MANIFEST, WORKSPACE, FileEntry, escape_name, workspace_relpath
 
 __all__ = [
-    "resolve", "read_file", "write_file", "list_files", "export_tree", "stage_tree", "remove_tree", "ExportBudget",
+    "resolve", "read_file", "write_file", "make_dir", "list_files", "export_tree", "stage_tree", "remove_tree", "ExportBudget",
     "REJECTED_NAME", "MAX_DEPTH", "MAX_PATH_BYTES", "MAX_ENTRIES",
 ]
 
@@ -203,6 +203,17 @@ def write_file(ws: str, path: str, data: bytes) -> None:
     except OSError as exc:
         # ENOSPC here is the workspace size cap doing its job
         raise SandboxError(f"cannot write {WORKSPACE}/{rel}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+
+
+def make_dir(ws: str, rel: str, owner: tuple[int, int] | None = None) -> None:
+    """Make the folder ``rel`` below host folder ``ws`` (and its parents) without following a symlink, and give it
+    to ``owner`` when one is named. SandboxError when a component is not a folder."""
+    fd = _open_dir(ws, resolve(ws, rel), create=True)
+    try:
+        if owner is not None:
+            os.fchown(fd, *owner)
     finally:
         os.close(fd)
 
