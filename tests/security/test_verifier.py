@@ -64,7 +64,10 @@ GIT_PLANT = ("cd /app && chmod +x python3 tr git cat bin/python3 bin/git && git 
 
 TEST_TOTAL_UNITTEST = ("import unittest\n\nclass Total(unittest.TestCase):\n    def test_total(self):\n"
                        "        self.assertEqual(open('/app/total.txt').read().strip(), '1250')\n")
-TEST_TOTAL_PYTEST = "def test_total():\n    assert open('/app/total.txt').read().strip() == '1250'\n"
+TEST_TOTAL_PYTEST = "def test_total(answer):\n    assert answer == '1250'\n"
+# the task's own conftest.py in /tests still loads (its fixture is what the test reads)
+CONFTEST = ("import pytest\n\n@pytest.fixture\ndef answer():\n"
+            "    return open('/app/total.txt').read().strip()\n")
 # test.sh of each probe: each reaches the workdir as real Harbor tests do; extra files go to tests/
 PROBES: dict[str, tuple[str, dict[str, str]]] = {
     "unittest": (f"cd /app\npython3 -m unittest discover -s /tests -p 'test_*.py' && {PASS} || {FAIL}\n",
@@ -77,7 +80,7 @@ PROBES: dict[str, tuple[str, dict[str, str]]] = {
             "cd /app && git status --short > \"$TMPDIR/status.txt\" 2>&1; git diff HEAD >> \"$TMPDIR/status.txt\" 2>&1\n"
             "git log -1 --oneline >> \"$TMPDIR/status.txt\" 2>&1; cat \"$TMPDIR/status.txt\"; true\n", {}),
     "pytest": (f"cd /app\npython3 -m pytest -q /tests/test_total.py && {PASS} || {FAIL}\n",
-               {"test_total.py": TEST_TOTAL_PYTEST}),
+               {"test_total.py": TEST_TOTAL_PYTEST, "conftest.py": CONFTEST}),
     "path": (f"cd /app\n[ \"$(cat total.txt | tr -d '[:space:]')\" = 1250 ] && {PASS} || {FAIL}\n"
              "python3 -c 'print(1)' > /dev/null; git --version > /dev/null; true\n", {}),
 }
@@ -221,13 +224,13 @@ def test_verifier_env_values_are_redacted_and_never_reach_the_agent(tmp_path: Pa
     try:
         env.reset(options={"index": 0})
         obs, *_ = env.step({"name": "bash", "arguments": {"command": "env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'"}})
-        _, reward, _, _, info = env.step({"name": "submit", "arguments": {}})
+        last, reward, _, _, info = env.step({"name": "submit", "arguments": {}})
     finally:
         env.close()
     assert SECRET not in obs and "API_TOKEN" not in obs  # the agent's sandbox never had it
     assert (reward, info["status"]) == (1.0, "ok"), info["report"]
     text = json.dumps(info, default=str)
-    assert SECRET not in text, text  # neither in the output's tail nor in a reward's name
+    assert SECRET not in text and SECRET not in str(last), text  # not in the output's tail, a reward's name
     verifier = info["report"]["verifier"]
     assert "token=[redacted]" in verifier["stdout_tail"] and "[redacted]" in verifier["rewards"], verifier
 
