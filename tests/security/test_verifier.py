@@ -292,11 +292,15 @@ print(json.dumps({name: asyncio.run(verifier.grade(task, Path(folder))).model_du
 
 
 @pytest.mark.slow
-def test_as_a_normal_user_on_a_wheel_install(wheel_venv: Any) -> None:  # noqa: F811 - the fixture
-    """The local verifier run by a normal user (one uid inside: the read-only mount is what holds) from the
-    installed wheel: every probe's wrong answer with every plant scores 0, its right answer 1."""
+@pytest.mark.parametrize("as_nobody", [False, True], ids=["root", "normal-user"])
+def test_on_a_wheel_install(wheel_venv: Any, as_nobody: bool) -> None:  # noqa: F811 - the fixture
+    """The local verifier run from the installed wheel by root (the tests' uid owns no workdir file) and by a
+    normal user (one uid inside: the read-only mount is what holds): every probe's wrong answer with every plant
+    scores 0, its right answer 1."""
+    if not as_nobody and os.geteuid() != 0:
+        pytest.skip("the suite runs as a normal user: the other case covers it")
     python, _, _, home = wheel_venv
-    base = Path(home) / f"verifier-{os.getpid()}"
+    base = Path(home) / f"verifier-{os.getpid()}-{int(as_nobody)}"
     cases: dict[str, str] = {}
     tasks = {}
     for probe, (test_sh, tests) in PROBES.items():
@@ -315,9 +319,9 @@ def test_as_a_normal_user_on_a_wheel_install(wheel_venv: Any) -> None:  # noqa: 
             cases[f"{probe}:{total}"] = str(folder)
     (base / "home").mkdir()
     subprocess.run(["chmod", "-R", "a+rwX", str(base)], check=True)
-    if os.geteuid() == 0:  # the exported folders belong to the grading process, as an episode's export does
+    if as_nobody and os.geteuid() == 0:  # the exported folders belong to the grading process, as an export does
         subprocess.run(["chown", "-R", "65534:65534", *cases.values()], check=True)
-    prefix = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"] if os.geteuid() == 0 else []
+    prefix = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"] if as_nobody and os.geteuid() == 0 else []
     results = {}
     for probe, task in tasks.items():
         mine = {k: v for k, v in cases.items() if k.startswith(probe + ":")}
