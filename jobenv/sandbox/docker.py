@@ -249,7 +249,7 @@ class DockerSandbox(Sandbox):
                      for a, t in lim.aliases.items() if t == WORKSPACE]
             scratch = []
             for a, t in lim.aliases.items():
-                if t != WORKSPACE:
+                if t != WORKSPACE:  # recorded at once: a failed start still removes what it made
                     extra = client.volumes.create(driver="local", labels=labels, driver_opts={
                         "type": "tmpfs", "device": "tmpfs", "o": f"size={lim.tmp_mb}m,mode=1777"})
                     st.setdefault("volumes", []).append(extra.name)
@@ -547,15 +547,14 @@ class DockerSandbox(Sandbox):
         target = self.limits.aliases.get(alias, "")
         if not target.startswith("/tmp/"):
             raise SandboxError(f"{alias} is not an alias of a /tmp folder of this sandbox")
-        uid = READONLY_UID if self.limits.workspace_readonly else 0
         async with self._lock():
             try:
-                data = owned_tar(tar, uid)
-                ok = await self._call(self._state["client"].api.put_archive, self._cid, alias, data)
+                data = owned_tar(tar, READONLY_UID if self.limits.workspace_readonly else 0)
+                if await self._call(self._state["client"].api.put_archive, self._cid, alias, data):
+                    return
             except Exception as exc:  # noqa: BLE001 - the SDK's errors and a bad tar alike
                 raise SandboxError(f"cannot unpack the archive into {alias}: {exc}") from None
-        if not ok:
-            raise SandboxError(f"cannot unpack the archive into {alias}")
+        raise SandboxError(f"cannot unpack the archive into {alias}")
 
     async def list_files(self, path: str = "") -> list[FileEntry]:
         self._check()

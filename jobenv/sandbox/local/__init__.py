@@ -32,6 +32,10 @@ Design (why it is fast and what it guarantees)
   processes of the host's root user, so when we run as root on a cgroup-v1 host the sandbox additionally gets its
   own ``pids``, ``memory`` and ``cpu`` cgroups (:mod:`._cgroups`). Without a memory cgroup, ``RLIMIT_AS`` bounds
   each process's memory. Known gap: on a cgroup-v2 host running as root only the rlimits apply.
+* ``workspace_readonly`` (a verifier's view of an agent's work): ``/workspace`` is a read-only bind of the host
+  folder ``start`` gets (made world-readable, never writable) instead of a tmpfs, so nothing inside can write,
+  chmod or delete it; as root its files belong to host root, never to the commands' uid. ``put_archive`` writes a
+  tar into the sandbox's ``/tmp`` as one file and unpacks it there with ``tar``, as the commands' uid.
 * If the host refuses user namespaces, :class:`SandboxUnavailableError` says how to enable them.
   ``LocalSandbox(unsafe_no_isolation=True)`` runs without any isolation (a host temp dir as the workspace, commands
   in their own process group) and warns loudly; never use it for untrusted code.
@@ -48,6 +52,7 @@ import itertools
 import os
 import platform
 import secrets
+import shlex
 import subprocess
 import sys
 import time
@@ -90,21 +95,6 @@ def _stage(task_folder: Path | None, ws: str, owner: tuple[int, int] | None, har
     _fs.stage_tree(source, ws if harbor else os.path.join(ws, "task_folder"))
     if not harbor:
         os.makedirs(os.path.join(ws, "output"), exist_ok=True)
-
-
-def _readonly_source(task_folder: Path | None) -> str:
-    """The host folder a read-only workspace binds, made readable (never writable) by the commands' uid: folders
-    0755, files 0644 (0755 when executable). SandboxError when it is not a folder."""
-    if task_folder is None or Path(task_folder).is_symlink() or not Path(task_folder).is_dir():
-        raise SandboxError(f"a read-only workspace needs a host folder to bind, not {task_folder}")
-    top = os.path.realpath(task_folder)
-    for root, _dirs, files in os.walk(top):
-        os.chmod(root, 0o755)  # os.walk never enters a symlinked folder, and the folder is the host's own copy
-        for f in files:
-            p = os.path.join(root, f)
-            if not os.path.islink(p):
-                os.chmod(p, 0o755 if os.stat(p).st_mode & 0o100 else 0o644)
-    return top
 
 
 _Launch = tuple[Any, _mounts.MountPlan, int, int, int]  # bwrap's process, the plan, output fd, status fd, PID 1
@@ -178,7 +168,7 @@ class LocalSandbox(Sandbox):
             await asyncio.to_thread(self._stage_in, task_folder)
         else:
             if self.limits.workspace_readonly:
-                self._readonly_from = await asyncio.to_thread(_readonly_source, task_folder)
+                self._readonly_from = await asyncio.to_thread(_fs.readable_tree, task_folder)
             policy = _net.NetworkPolicy.from_limits(self.limits) if self.limits.web else None
             await self._launch(task_folder, policy)  # stages the task folder once the sandbox is verified
 
@@ -576,7 +566,8 @@ class LocalSandbox(Sandbox):
         async with self._lock():
             await asyncio.to_thread(place)
             self._check_running()
-            done = await self._run_locked(f"mkdir -p {target} && tar -xf /tmp/{box}/archive.tar -C {target} "
+            to = shlex.quote(target)
+            done = await self._run_locked(f"mkdir -p {to} && tar -xf /tmp/{box}/archive.tar -C {to} "
                                           f"--no-same-owner; rc=$?; rm -rf /tmp/{box}; exit $rc",
                                           self.limits.clamp_timeout(120))
         if done.exit_code != 0:
