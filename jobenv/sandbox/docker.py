@@ -57,7 +57,7 @@ from .base import (
     workspace_relpath,
 )
 
-__all__ = ["DockerSandbox", "DEFAULT_IMAGE", "gc_docker", "docker_client"]
+__all__ = ["DockerSandbox", "DEFAULT_IMAGE", "READONLY_UID", "LABEL", "docker_client", "remove_resources"]
 
 DEFAULT_IMAGE = "jobenv/knowledge-worker:latest"
 LABEL = "jobenv.sandbox"
@@ -111,7 +111,7 @@ def _labels() -> dict[str, str]:
     return {LABEL: "1", "jobenv.owner_pid": str(os.getpid()), "jobenv.owner_host": socket.gethostname()}
 
 
-def _remove(client: Any, container_id: str | None, volume: str | None) -> None:
+def remove_resources(client: Any, container_id: str | None, volume: str | None) -> None:
     """Best-effort removal (close, GC, atexit); never raises."""
     if client is None:
         return
@@ -132,9 +132,9 @@ def _finalize(state: dict[str, Any]) -> None:
         return
     state["closed"] = True
     _net.stop(state)
-    _remove(state.get("client"), state.get("container"), state.get("volume"))
+    remove_resources(state.get("client"), state.get("container"), state.get("volume"))
     for volume in state.get("volumes", ()):
-        _remove(state.get("client"), None, volume)
+        remove_resources(state.get("client"), None, volume)
     try:
         if state.get("client") is not None:
             state["client"].close()
@@ -584,41 +584,3 @@ class DockerSandbox(Sandbox):
                 return await self._call(self._export_blocking, dest)
             except OSError as exc:
                 raise SandboxError(f"cannot export {WORKSPACE}/output to {dest}: {exc}") from None
-
-
-def gc_docker(verbose: bool = True, base_url: str | None = None) -> int:
-    """Remove jobenv containers and volumes of this host whose owner process no longer exists."""
-    client = docker_client(base_url)
-    host = socket.gethostname()
-    removed = 0
-
-    def stale(labels: dict[str, str]) -> bool:
-        if labels.get("jobenv.owner_host") != host:
-            return False
-        try:
-            pid = int(labels.get("jobenv.owner_pid", ""))
-        except ValueError:
-            return False
-        if pid == os.getpid():
-            return False
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            return False
-        return False
-
-    for c in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
-        if stale(c.labels):
-            _remove(client, c.id, None)
-            removed += 1
-            if verbose:
-                print(f"removed container {c.short_id}")
-    for v in client.volumes.list(filters={"label": f"{LABEL}=1"}):
-        if stale(v.attrs.get("Labels") or {}):
-            _remove(client, None, v.name)
-            removed += 1
-            if verbose:
-                print(f"removed volume {v.name}")
-    return removed
