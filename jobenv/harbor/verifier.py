@@ -45,13 +45,17 @@ _REWARD_CAP = 64 * 1024
 _SECRET_MIN = 4  # [verifier] env values this long or longer are redacted from reports (shorter ones are no secret)
 _REDACTED = "[redacted]"
 # what the tests run with besides the task's [verifier] env: nothing of the workdir on an import path, git reading
-# no repository config (every repository counts as another user's: git refuses it unless the test trusts it with
+# no repository config of the agent's (a repository of another uid is refused unless the test trusts it with
 # `-c safe.directory=...`, and even then runs no hook or fsmonitor), pytest loading no conftest.py outside /tests
 HARDENED_ENV = {
     "HOME": f"{_SCRATCH}/home", "TMPDIR": f"{_SCRATCH}/tmp", "PYTHONSAFEPATH": "1", "PYTHONNOUSERSITE": "1",
     "PYTEST_ADDOPTS": "-p no:cacheprovider --confcutdir=/tests", "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": f"{_SCRATCH}/home/.gitconfig", "GIT_TEST_ASSUME_DIFFERENT_OWNER": "1",
+    "GIT_CONFIG_GLOBAL": f"{_SCRATCH}/home/.gitconfig",
 }
+# where the tests' uid owns the workdir copy (a normal user's local sandbox has one uid), git is told that every
+# repository is another user's, as it finds by itself everywhere else
+_SAME_OWNER = '[ "$(stat -c %u /workspace)" = "$(id -u)" ] && export GIT_TEST_ASSUME_DIFFERENT_OWNER=1; '
+
 _GIT_CONFIG = [("core.fsmonitor", "false"), ("core.hooksPath", "/dev/null"), ("safe.bareRepository", "explicit"),
                ("core.pager", "cat"), ("protocol.ext.allow", "never"), ("safe.directory", "/tests"),
                ("safe.directory", "/tests/*"), ("safe.directory", f"{_SCRATCH}/*")]
@@ -309,8 +313,8 @@ def _test_command(env: dict[str, str]) -> str:
         fixed[f"GIT_CONFIG_KEY_{i}"], fixed[f"GIT_CONFIG_VALUE_{i}"] = key, value
     names = {**fixed, **{k: v for k, v in env.items() if re.fullmatch(r"[A-Za-z_]\w*", k)}}
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in names.items())
-    return (f"mkdir -p -m 700 {_SCRATCH} {_SCRATCH}/home {_SCRATCH}/tmp && cd /tests && export {exports} && "
-            "bash /tests/test.sh > /logs/verifier/test-stdout.txt 2>&1; echo exit=$?")
+    return (f"mkdir -p -m 700 {_SCRATCH} {_SCRATCH}/home {_SCRATCH}/tmp && cd /tests && {_SAME_OWNER}"
+            f"export {exports} && bash /tests/test.sh > /logs/verifier/test-stdout.txt 2>&1; echo exit=$?")
 
 
 def _folders_tar(*names: str) -> bytes:
