@@ -107,9 +107,17 @@ def probe_image(docker_image: str) -> str:
 
 
 @pytest.fixture
-def harbor_backend(backend: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """make() keywords and the Dockerfile's base image for a backend. Locally the sandbox's python3 is this
-    interpreter's (it has pytest); the toolchain's has none."""
+def harbor_backend(backend: str, request: pytest.FixtureRequest) -> dict[str, Any]:
+    """make() keywords and the Dockerfile's base image for a backend (Docker: the sandbox tests' image)."""
+    if backend == "docker":
+        return {"sandbox": "docker", "image": request.getfixturevalue("docker_image")}
+    return {"sandbox": "local", "image": "python:3.12-slim"}
+
+
+@pytest.fixture
+def probe_backend(backend: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """As :func:`harbor_backend`, with git and pytest inside: on Docker the probe image; locally the sandbox's
+    python3 is this interpreter's (it has pytest; the toolchain's has none)."""
     if backend == "docker":
         return {"sandbox": "docker", "image": request.getfixturevalue("probe_image")}
     monkeypatch.setenv("JOBENV_TOOLCHAIN", "none")
@@ -149,7 +157,8 @@ def _play(root: Path, sandbox: str, total: str, plant: bool = True) -> tuple[flo
 
 @pytest.mark.slow
 @pytest.mark.parametrize("probe", sorted(PROBES))
-def test_planted_files_never_steer_the_tests(tmp_path: Path, harbor_backend: dict[str, Any], probe: str) -> None:
+def test_planted_files_never_steer_the_tests(tmp_path: Path, probe_backend: dict[str, Any], probe: str) -> None:
+    harbor_backend = probe_backend
     test_sh, tests = PROBES[probe]
     root = _task(tmp_path / "t", test_sh, tests, harbor_backend["image"])
     wrong, info, seen = _play(root, harbor_backend["sandbox"], "1000")
@@ -180,7 +189,8 @@ echo '{"reward": 0.25}' > /logs/verifier/reward.json
 
 
 @pytest.mark.slow
-def test_the_tests_see_a_read_only_workdir_from_tests(tmp_path: Path, harbor_backend: dict[str, Any]) -> None:
+def test_the_tests_see_a_read_only_workdir_from_tests(tmp_path: Path, probe_backend: dict[str, Any]) -> None:
+    harbor_backend = probe_backend
     root = _task(tmp_path / "t", VIEW, {}, harbor_backend["image"])
     reward, info, _ = _play(root, harbor_backend["sandbox"], "1000")
     assert (reward, info["status"]) == (0.25, "ok"), info["report"]
