@@ -19,7 +19,7 @@ def run(opts: NoOptions) -> int:
 
     n = gc_host(verbose=True) + gc_local(verbose=True)
     try:
-        from ..sandbox.docker import gc_docker
+        from ..sandbox.gc import gc_docker
 
         n += gc_docker(verbose=True)
     except SandboxError as exc:

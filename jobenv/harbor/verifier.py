@@ -2,13 +2,16 @@
 only by ``tests/judge.toml`` goes to :mod:`jobenv.harbor.rubric_judge`).
 
 After submit the episode exports the agent's workspace (the Harbor layout grades all of it). :class:`HarborVerifier`
-starts a *separate* sandbox holding that copy at the task's workdir (``environment_mode = "shared"``, the default:
-the agent's final state; ``"separate"``: a fresh copy of the task's workspace with only the agent's ``artifacts``
-copied in, as Harbor's separate verifier gets them), ``tests/`` at ``/tests`` and an empty
-``/logs/verifier``, runs ``bash /tests/test.sh`` from the workdir with ``[verifier] env`` (``${VAR}`` and
-``${VAR:-default}`` taken from the host's environment, as Harbor does) under ``[verifier] timeout_sec`` and its
-network mode, and reads the reward as Harbor does: ``/logs/verifier/reward.json`` (a JSON object of numbers, its
-``reward`` the reward) when present, else ``reward.txt`` (one number).
+starts a *separate* sandbox holding a read-only copy of it at the task's workdir (``environment_mode = "shared"``,
+the default: the agent's final state; ``"separate"``: a fresh copy of the task's workspace with only the agent's
+``artifacts`` copied in, as Harbor's separate verifier gets them; see ``SandboxLimits.workspace_readonly``),
+``tests/`` at ``/tests`` (one archive, :func:`tests_archive`) and an empty ``/logs/verifier``, runs
+``bash /tests/test.sh`` from ``/tests`` with :data:`HARDENED_ENV` (nothing of the workdir on an import path, git
+reading no repository configuration, scratch ``HOME``/``TMPDIR`` of its own) and ``[verifier] env`` (``${VAR}``
+and ``${VAR:-default}`` taken from the host's environment, as Harbor does) under ``[verifier] timeout_sec`` and
+its network mode, and reads the reward as Harbor does: ``/logs/verifier/reward.json`` (a JSON object of numbers,
+its ``reward`` the reward) when present, else ``reward.txt`` (one number). ``[verifier] env`` values are redacted
+from the report. A test that runs the agent's own program trusts it (README: the verifier against the agent).
 
 Fail-closed: no reward file, an empty or unparseable one, a non-finite or out-of-range (outside [0, 1]) reward, a
 ``reward.json`` without ``reward``, a test script that times out, a test script whose output shows a failed
@@ -22,9 +25,12 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import re
 import shlex
+import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +39,28 @@ from ..judge.report import GradeReport
 from .offline import NETWORK_FAILURE_PATTERN, network_error, network_failure
 from .spec import resolve_env
 
-__all__ = ["HarborVerifier", "grader_for", "parse_reward"]
+__all__ = ["HARDENED_ENV", "HarborVerifier", "grader_for", "parse_reward", "tests_archive"]
 
-_STAGE = ".jobenv-harbor"  # where tests/ are written in the verifier's workspace before moving to /tests
 _TESTS, _LOGS = "/tmp/jobenv-harbor/tests", "/tmp/jobenv-harbor/logs"
+_SCRATCH = "/tmp/jobenv-verifier"  # HOME and TMPDIR of the tests: the verifier's, made fresh, never the workdir
 _REWARD_CAP = 64 * 1024
+_SECRET_MIN = 4  # [verifier] env values this long or longer are redacted from reports (shorter ones are no secret)
+_REDACTED = "[redacted]"
+# what the tests run with besides the task's [verifier] env: nothing of the workdir on an import path, git reading
+# no repository config of the agent's (a repository of another uid is refused unless the test trusts it with
+# `-c safe.directory=...`, and even then runs no hook or fsmonitor), pytest loading no conftest.py outside /tests
+HARDENED_ENV = {
+    "HOME": f"{_SCRATCH}/home", "TMPDIR": f"{_SCRATCH}/tmp", "PYTHONSAFEPATH": "1", "PYTHONNOUSERSITE": "1",
+    "PYTEST_ADDOPTS": "-p no:cacheprovider --confcutdir=/tests", "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": f"{_SCRATCH}/home/.gitconfig",
+}
+# where the tests' uid owns the workdir copy (a normal user's local sandbox has one uid), git is told that every
+# repository is another user's, as it finds by itself everywhere else
+_SAME_OWNER = '[ "$(stat -c %u /workspace)" = "$(id -u)" ] && export GIT_TEST_ASSUME_DIFFERENT_OWNER=1; '
+
+_GIT_CONFIG = [("core.fsmonitor", "false"), ("core.hooksPath", "/dev/null"), ("safe.bareRepository", "explicit"),
+               ("core.pager", "cat"), ("protocol.ext.allow", "never"), ("safe.directory", "/tests"),
+               ("safe.directory", "/tests/*"), ("safe.directory", f"{_SCRATCH}/*")]
 
 
 def parse_reward(kind: str, text: str) -> tuple[float, dict[str, float]]:
@@ -88,12 +111,15 @@ class HarborVerifier(Judge):
     verifier's sandbox (``"local"``). A task jobenv exported (:mod:`jobenv.harbor.export`) is graded natively:
     its ``tests/RUBRICS.json`` by ``judge`` (default ``"auto"``, set up by the ``JOBENV_JUDGE_*`` variables, as
     its test.sh would) over the workspace's ``output/``. ``judge`` also grades ``tests/judge.toml`` tasks when it is
-    an ``llm`` or ``agentic`` judge (an override of the judge the file names); ``checks`` cannot grade them."""
+    an ``llm`` or ``agentic`` judge (an override of the judge the file names); ``checks`` cannot grade them.
+    ``unsafe_unbounded_memory``: as :class:`~jobenv.sandbox.SandboxLimits` has it, for the verifier's sandbox."""
 
     kind = "harbor"
 
-    def __init__(self, sandbox: str = "local", judge: Any = "auto", **sandbox_options: Any) -> None:
+    def __init__(self, sandbox: str = "local", judge: Any = "auto", *, unsafe_unbounded_memory: bool = False,
+                 **sandbox_options: Any) -> None:
         self.sandbox = sandbox
+        self.unsafe_unbounded_memory = unsafe_unbounded_memory  # see SandboxLimits: a normal user's host often needs it
         self.sandbox_options = sandbox_options
         self._native_spec = judge
         self._native: Any = None
@@ -144,7 +170,8 @@ class HarborVerifier(Judge):
             aliases[spec.workdir] = WORKSPACE
         only = None if spec.verifier_allowed_hosts is None else list(spec.verifier_allowed_hosts)
         fields: dict[str, Any] = {"layout": "harbor", "aliases": aliases, "network": spec.verifier_network,
-                                  "network_only": only,
+                                  "network_only": only, "workspace_readonly": True,
+                                  "unsafe_unbounded_memory": self.unsafe_unbounded_memory,
                                   "max_timeout_s": max(600.0, spec.verifier_timeout_s + 5)}
         for key in ("cpus", "memory_mb"):
             if getattr(spec, key) is not None:
@@ -154,9 +181,6 @@ class HarborVerifier(Judge):
     async def grade(self, task: Any, output_dir: Path) -> GradeReport:
         """Run the task's test.sh over ``output_dir`` (the agent's exported workspace); never raises except on
         cancellation."""
-        from ..sandbox import make_sandbox
-        from ..sandbox.base import REJECTED_MANIFEST
-
         t0 = time.perf_counter()
         why = self.unable(task)
         if why is not None:
@@ -175,33 +199,43 @@ class HarborVerifier(Judge):
             limits = self._limits(spec)
         except ValueError as exc:
             return _report(task, t0, error=str(exc))
-        (Path(output_dir) / REJECTED_MANIFEST).unlink(missing_ok=True)  # jobenv's own, not the agent's file
+        secrets = [v for v in env.values() if len(v) >= _SECRET_MIN]
+        report = await self._run_tests(task, Path(output_dir), spec, env, limits, t0)
+        return _redacted(report, secrets)
+
+    async def _run_tests(self, task: Any, output_dir: Path, spec: Any, env: dict[str, str], limits: Any,
+                         t0: float) -> GradeReport:
+        from ..sandbox import make_sandbox
+        from ..sandbox._fs import remove_tree
+        from ..sandbox.base import REJECTED_MANIFEST
+
+        (output_dir / REJECTED_MANIFEST).unlink(missing_ok=True)  # jobenv's own, not the agent's file
         separate = spec.verifier_mode == "separate"
         options = dict(self.sandbox_options)
         seed = options.pop("seed", None)
-        if separate and seed:  # the task's own workspace, as its image holds it
-            options["seed"] = seed
-        sb = make_sandbox(self.sandbox, limits=limits, **options)
+        copy: str | None = None  # a host folder this grading made (the separate mode's fresh workspace)
+        sb = None
         try:
-            if separate:  # a fresh workspace, then the agent's artifacts over it, as Harbor's separate verifier
-                await sb.start(task.task_folder)
-                for rel, path in _artifact_files(Path(output_dir), spec.artifacts):
+            workdir: Path | None = output_dir
+            if separate and seed:  # the task's own workspace, as its image holds it; the artifacts go over it
+                options["seed"] = seed
+                workdir = None
+            elif separate:  # a fresh copy of the task's workspace with the agent's artifacts, as Harbor's
+                copy = await asyncio.to_thread(_separate_copy, task.task_folder, output_dir, spec.artifacts)
+                workdir = Path(copy)
+            sb = make_sandbox(self.sandbox, limits=limits, **options)
+            tests = asyncio.ensure_future(asyncio.to_thread(tests_archive, spec.tests_dir))  # made while it starts
+            try:
+                await sb.start(workdir if workdir is not None else task.task_folder)
+            finally:
+                tar = await tests
+            if separate and seed:
+                for rel, path in _artifact_files(output_dir, spec.artifacts):
                     await sb.write_file(rel, await asyncio.to_thread(path.read_bytes))
-            else:
-                await sb.start(Path(output_dir))
-            await sb.run(f"rm -rf /workspace/{_STAGE}")  # nothing the agent left there may join the tests
-            for path in sorted(spec.tests_dir.rglob("*")):
-                if path.is_file() and not path.is_symlink():
-                    await sb.write_file(f"{_STAGE}/tests/{path.relative_to(spec.tests_dir)}", path.read_bytes())
-            # /tests and /logs: links into /tmp locally, mounts of their own in a container; both take a copy
-            setup = (f"mkdir -p {_TESTS} {_LOGS} && cp -R /workspace/{_STAGE}/tests/. /tests/ "
-                     f"&& rm -rf /workspace/{_STAGE} && chmod -R u+rwX /tests && mkdir -p /logs/verifier /logs/agent")
-            done = await sb.run(setup)
-            if done.exit_code != 0:
-                return _report(task, t0, error=f"could not stage the tests: {done.output.strip()[-300:]}")
-            exports = "".join(f"export {k}={shlex.quote(v)}; " for k, v in env.items() if re.fullmatch(r"[A-Za-z_]\w*", k))
-            run = await sb.run(f"cd {shlex.quote(spec.workdir)} && {exports}bash /tests/test.sh "
-                               f"> /logs/verifier/test-stdout.txt 2>&1; echo exit=$?", timeout=spec.verifier_timeout_s)
+            # the tests and the logs in one archive each, never through the agent's workspace
+            await sb.put_archive("/tests", tar)
+            await sb.put_archive("/logs", _folders_tar("verifier", "agent"))
+            run = await sb.run(_test_command(env), timeout=spec.verifier_timeout_s)
             details: dict[str, Any] = {"exit_code": None, "timed_out": run.timed_out}
             if run.timed_out:
                 return _report(task, t0, error=f"tests/test.sh timed out after {spec.verifier_timeout_s:g} s",
@@ -236,7 +270,10 @@ class HarborVerifier(Judge):
         except Exception as exc:  # noqa: BLE001 - any failure of the verifier's own machinery is a grading error
             return _report(task, t0, error=f"the verifier failed: {type(exc).__name__}: {exc}")
         finally:
-            await sb.close()
+            if sb is not None:
+                await sb.close()
+            if copy is not None:
+                await asyncio.to_thread(remove_tree, copy)
 
     async def _grade_export(self, task: Any, workspace: Path) -> GradeReport:
         """jobenv's own export: its rubrics graded by jobenv's judge over ``output/`` (refused entries under it
@@ -256,6 +293,103 @@ class HarborVerifier(Judge):
         (output / REJECTED_MANIFEST).write_text(json.dumps(inside))
         report = await self._native.grade(rubric_task, output)
         return report.model_copy(update={"task_id": getattr(task, "uid", None)})
+
+
+_TARS: OrderedDict[str, tuple[tuple[tuple[str, int, int], ...], bytes]] = OrderedDict()
+_TARS_BYTES = 64 << 20  # the tests' archives kept at most (a trainer grades one task many times)
+_TARS_LOCK = threading.Lock()
+
+
+def tests_archive(tests_dir: Path) -> bytes:
+    """``tests_dir`` as one tar (regular files and folders; symlinks left out), made once and kept while no
+    file's size or modification time changes. SandboxError when it is not a folder."""
+    from ..sandbox._archive import tar_tree
+
+    key = str(Path(tests_dir).resolve())
+    stamp = tuple(sorted((os.path.join(root, f), st.st_size, st.st_mtime_ns)
+                         for root, _dirs, files in os.walk(key) for f in files
+                         if (st := os.lstat(os.path.join(root, f)))))
+    with _TARS_LOCK:
+        hit = _TARS.get(key)
+        if hit is not None and hit[0] == stamp:
+            _TARS.move_to_end(key)
+            return hit[1]
+    data = tar_tree(Path(key), None)
+    with _TARS_LOCK:
+        _TARS[key] = (stamp, data)
+        while sum(len(v[1]) for v in _TARS.values()) > _TARS_BYTES and len(_TARS) > 1:
+            _TARS.popitem(last=False)
+    return data
+
+
+def _test_command(env: dict[str, str]) -> str:
+    """The shell line that runs ``bash /tests/test.sh`` from ``/tests`` with the hardened environment, then the
+    task's ``[verifier] env`` (names that are not shell names are left out), printing ``exit=<status>``."""
+    fixed = dict(HARDENED_ENV)
+    fixed["GIT_CONFIG_COUNT"] = str(len(_GIT_CONFIG))
+    for i, (key, value) in enumerate(_GIT_CONFIG):
+        fixed[f"GIT_CONFIG_KEY_{i}"], fixed[f"GIT_CONFIG_VALUE_{i}"] = key, value
+    names = {**fixed, **{k: v for k, v in env.items() if re.fullmatch(r"[A-Za-z_]\w*", k)}}
+    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in names.items())
+    return (f"mkdir -p -m 700 {_SCRATCH} {_SCRATCH}/home {_SCRATCH}/tmp && cd /tests && {_SAME_OWNER}"
+            f"export {exports} && bash /tests/test.sh > /logs/verifier/test-stdout.txt 2>&1; echo exit=$?")
+
+
+def _folders_tar(*names: str) -> bytes:
+    """A tar holding only the empty folders ``names``."""
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tf:
+        for name in names:
+            info = tarfile.TarInfo(name)
+            info.type, info.mode = tarfile.DIRTYPE, 0o755
+            tf.addfile(info)
+    return buf.getvalue()
+
+
+def _separate_copy(task_folder: Path, workspace: Path, artifacts: tuple[str, ...]) -> str:
+    """A host folder holding a fresh copy of the task's workspace with the agent's ``artifacts`` over it (what a
+    separate verifier grades); the caller removes it."""
+    import shutil
+
+    from ..sandbox.gc import host_tempdir
+
+    top = host_tempdir("verifier")
+    try:
+        shutil.copytree(task_folder, top, symlinks=True, dirs_exist_ok=True,
+                        ignore=lambda d, names: [n for n in names if os.path.islink(os.path.join(d, n))])
+        for rel, path in _artifact_files(workspace, artifacts):
+            target = Path(top, rel)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    except BaseException:
+        shutil.rmtree(top, ignore_errors=True)
+        raise
+    return top
+
+
+def _redacted(report: GradeReport, secrets: list[str]) -> GradeReport:
+    """``report`` with every secret (a ``[verifier] env`` value) replaced by ``[redacted]`` in its error and
+    verifier details, keys included: test output and reward files are the tests' (and what they ran), not the
+    task author's secrets."""
+    if not secrets:
+        return report
+    ordered = sorted(set(secrets), key=len, reverse=True)  # a secret inside a longer one goes with the longer
+
+    def scrub(value: Any) -> Any:
+        if isinstance(value, str):
+            for secret in ordered:
+                value = value.replace(secret, _REDACTED)
+            return value
+        if isinstance(value, dict):
+            return {scrub(k): scrub(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [scrub(v) for v in value]
+        return value
+
+    return report.model_copy(update={"error": scrub(report.error), "verifier": scrub(report.verifier)})
 
 
 def _artifact_files(workspace: Path, artifacts: tuple[str, ...]) -> list[tuple[str, Path]]:

@@ -10,6 +10,7 @@ import io
 import os
 import posixpath
 import shutil
+import stat
 import tarfile
 import time
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 from ..errors import SandboxError
 from ._fs import ExportBudget
 
-__all__ = ["tar_tree", "ChunkReader", "export_members"]
+__all__ = ["tar_tree", "owned_tar", "ChunkReader", "export_members"]
 
 
 def tar_tree(src: Path | None, arcname: str | None) -> bytes:
@@ -43,12 +44,38 @@ def tar_tree(src: Path | None, arcname: str | None) -> bytes:
                 dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(root, d)))
                 rel = os.path.relpath(root, src)
                 for d in dirs:
-                    tf.add(os.path.join(root, d), arcname=name(rel, d), recursive=False)
+                    tf.addfile(_info(name(rel, d), os.stat(os.path.join(root, d)), tarfile.DIRTYPE))
                 for f in sorted(files):
                     p = os.path.join(root, f)
-                    if os.path.islink(p) or not os.path.isfile(p):
+                    st = os.lstat(p)
+                    if not stat.S_ISREG(st.st_mode):
                         continue  # a symlink in a task folder could point anywhere on the host
-                    tf.add(p, arcname=name(rel, f), recursive=False)
+                    with open(p, "rb") as fh:
+                        tf.addfile(_info(name(rel, f), st, tarfile.REGTYPE), fh)
+    return buf.getvalue()
+
+
+def _info(name: str, st: os.stat_result, kind: bytes) -> tarfile.TarInfo:
+    """A member's header from its ``stat`` (no user or group names: looking them up costs more than the copy)."""
+    info = tarfile.TarInfo(name)
+    info.type, info.mode, info.mtime = kind, st.st_mode & 0o7777, int(st.st_mtime)
+    info.uid, info.gid = st.st_uid, st.st_gid
+    info.size = st.st_size if kind == tarfile.REGTYPE else 0
+    return info
+
+
+def owned_tar(data: bytes, uid: int) -> bytes:
+    """``data`` (a tar) with its regular files and folders only, every one belonging to ``uid`` (and the group of
+    that number), folders 0755, files 0644 or 0755 when executable: nobody else may write what it holds."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as src, tarfile.open(fileobj=buf, mode="w") as dst:
+        for m in src:
+            if not (m.isfile() or m.isdir()):
+                continue
+            m.uid = m.gid = uid
+            m.uname = m.gname = ""
+            m.mode = 0o755 if m.isdir() or m.mode & 0o100 else 0o644
+            dst.addfile(m, src.extractfile(m) if m.isfile() else None)
     return buf.getvalue()
 
 

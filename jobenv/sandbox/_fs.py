@@ -30,7 +30,7 @@ from ..errors import FileTooLargeError, SandboxError, WorkspacePathError
 from .base import REJECTED_MANIFEST, WORKSPACE, FileEntry, escape_name, workspace_relpath
 
 __all__ = [
-    "resolve", "read_file", "write_file", "list_files", "export_tree", "stage_tree", "remove_tree", "ExportBudget",
+    "resolve", "read_file", "write_file", "make_dir", "readable_tree", "list_files", "export_tree", "stage_tree", "remove_tree", "ExportBudget",
     "REJECTED_NAME", "MAX_DEPTH", "MAX_PATH_BYTES", "MAX_ENTRIES",
 ]
 
@@ -205,6 +205,32 @@ def write_file(ws: str, path: str, data: bytes) -> None:
         raise SandboxError(f"cannot write {WORKSPACE}/{rel}: {exc.strerror}") from None
     finally:
         os.close(fd)
+
+
+def make_dir(ws: str, rel: str, owner: tuple[int, int] | None = None) -> None:
+    """Make the folder ``rel`` below host folder ``ws`` (and its parents) without following a symlink, and give it
+    to ``owner`` when one is named. SandboxError when a component is not a folder."""
+    fd = _open_dir(ws, resolve(ws, rel), create=True)
+    try:
+        if owner is not None:
+            os.fchown(fd, *owner)
+    finally:
+        os.close(fd)
+
+
+def readable_tree(folder: Path | None) -> str:
+    """Make a host folder (jobenv's own copy) readable, never writable, by everyone: folders 0755, files 0644 (0755
+    when executable); its real path. SandboxError when it is not a folder."""
+    if folder is None or Path(folder).is_symlink() or not Path(folder).is_dir():
+        raise SandboxError(f"a read-only workspace needs a host folder to bind, not {folder}")
+    top = os.path.realpath(folder)
+    for root, _dirs, files in os.walk(top):
+        os.chmod(root, 0o755)  # os.walk never enters a symlinked folder
+        for f in files:
+            p = os.path.join(root, f)
+            if not os.path.islink(p):
+                os.chmod(p, 0o755 if os.stat(p).st_mode & 0o100 else 0o644)
+    return top
 
 
 def _kind(mode: int) -> str:

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from .._aio import PrivateLoop
-from ..errors import WorkspacePathError
+from ..errors import SandboxError, WorkspacePathError
 
 __all__ = [
     "WORKSPACE",
@@ -116,6 +116,13 @@ class SandboxLimits(BaseModel):
         default_factory=dict,
         description="symlinks made in the sandbox's root: a new absolute path -> /workspace or a path under "
                     "/workspace or /tmp (e.g. a Harbor task's workdir, its /tests and /logs)",
+    )
+    workspace_readonly: bool = Field(
+        default=False,
+        description="the workspace is a read-only copy of the folder start() gets, owned by none of the commands' "
+                    "uids where the backend has another (a verifier's view of an agent's work): a read-only bind "
+                    "locally; on docker its files belong to root without write bits for others and commands run "
+                    "as an unprivileged uid of their own",
     )
     unsafe_unbounded_memory: bool = Field(
         default=False,
@@ -382,6 +389,13 @@ class Sandbox(ABC):
     @abstractmethod
     async def write_file(self, path: str, data: bytes) -> None:
         """Create or replace a file under ``/workspace``, making parent directories."""
+
+    async def put_archive(self, alias: str, tar: bytes) -> None:
+        """Unpack ``tar`` (regular files and folders; anything else is skipped) into the folder an alias of this
+        sandbox names (a ``/tmp`` target of :attr:`SandboxLimits.aliases`, e.g. a verifier's ``/tests``), in one
+        transfer, its files belonging to the commands' uid. SandboxError for an alias the sandbox does not have or
+        a backend without the operation."""
+        raise SandboxError(f"the {self.name} sandbox cannot unpack archives into {alias}")
 
     @abstractmethod
     async def list_files(self, path: str = "") -> list[FileEntry]:

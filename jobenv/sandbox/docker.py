@@ -6,7 +6,10 @@ with size-capped tmpfs ``/tmp`` and ``/dev/shm``, and ``/workspace`` on a per-sa
 ``workspace_mb`` (a volume rather than a ``--tmpfs`` mount because the archive API cannot write into tmpfs
 mounts); the three fit inside the memory limit. The Harbor layout puts the task's files at the top of
 ``/workspace`` and exports all of it; an alias of ``/workspace`` (a Harbor workdir) mounts the same volume again
-at that path, and an alias of a ``/tmp`` path (a verifier's ``/tests``, ``/logs``) is a tmpfs of its own there. ``network="web"`` attaches the same fenced user-mode stack as the
+at that path, and an alias of a ``/tmp`` path (a verifier's ``/tests``, ``/logs``) is a tmpfs volume of its own
+there (``put_archive`` unpacks a tar into one). ``workspace_readonly`` (a verifier's copy of the agent's work): the
+files copied in belong to root with no write bit for others, the alias is mounted read-only and every command runs
+as :data:`READONLY_UID`. ``network="web"`` attaches the same fenced user-mode stack as the
 local backend (:mod:`jobenv.sandbox._net`) to the container's network namespace, which needs the engine on this
 host and root. Before the first container of an image starts, the image is searched once for an installed jobenv
 or a task rubric; one found refuses the start (SandboxError naming the path). Files move with
@@ -40,7 +43,7 @@ from typing import Any
 
 from ..errors import FileTooLargeError, SandboxDiedError, SandboxError, SandboxUnavailableError, WorkspacePathError
 from . import _net
-from ._archive import ChunkReader, export_members, tar_tree
+from ._archive import ChunkReader, export_members, owned_tar, tar_tree
 from ._fs import MAX_DEPTH, MAX_ENTRIES, ExportBudget, write_rejected
 from ._seed import seed_tree
 from .base import (
@@ -55,7 +58,7 @@ from .base import (
     workspace_relpath,
 )
 
-__all__ = ["DockerSandbox", "DEFAULT_IMAGE", "gc_docker", "docker_client"]
+__all__ = ["DockerSandbox", "DEFAULT_IMAGE", "READONLY_UID", "LABEL", "docker_client", "remove_resources"]
 
 DEFAULT_IMAGE = "jobenv/knowledge-worker:latest"
 LABEL = "jobenv.sandbox"
@@ -71,6 +74,8 @@ _IMAGE_PROBE = (
     "| head -n 1"
 )
 _CLEAN_IMAGES: set[str] = set()
+# who runs the commands of a read-only workspace's container: an unprivileged uid that owns none of its files
+READONLY_UID = 65532
 _SOFTWARE: dict[str, str | None] = {}  # image id -> the prompt's software note (probed once per process)
 # $1 command, $2 timeout seconds. The watchdog starts first (before a fork bomb can use up the pids); when it
 # fires it prints a marker on the exec's stderr and kills everything but PID 1 (itself included last).
@@ -107,7 +112,7 @@ def _labels() -> dict[str, str]:
     return {LABEL: "1", "jobenv.owner_pid": str(os.getpid()), "jobenv.owner_host": socket.gethostname()}
 
 
-def _remove(client: Any, container_id: str | None, volume: str | None) -> None:
+def remove_resources(client: Any, container_id: str | None, volume: str | None) -> None:
     """Best-effort removal (close, GC, atexit); never raises."""
     if client is None:
         return
@@ -128,7 +133,9 @@ def _finalize(state: dict[str, Any]) -> None:
         return
     state["closed"] = True
     _net.stop(state)
-    _remove(state.get("client"), state.get("container"), state.get("volume"))
+    remove_resources(state.get("client"), state.get("container"), state.get("volume"))
+    for volume in state.get("volumes", ()):
+        remove_resources(state.get("client"), None, volume)
     try:
         if state.get("client") is not None:
             state["client"].close()
@@ -237,9 +244,17 @@ class DockerSandbox(Sandbox):
             )
             st["volume"] = vol.name
             mem = f"{lim.memory_mb}m"
-            # aliases: the workspace volume mounted again at its alias; a /tmp alias is scratch space of its own
-            again = [Mount(target=a, source=vol.name, type="volume") for a, t in lim.aliases.items() if t == WORKSPACE]
-            scratch = {a: f"size={lim.tmp_mb}m,mode=1777" for a, t in lim.aliases.items() if t != WORKSPACE}
+            # aliases: the workspace volume mounted again at its alias; a /tmp alias is scratch space of its own,
+            # a tmpfs volume (the archive API writes into volumes, never into tmpfs mounts)
+            again = [Mount(target=a, source=vol.name, type="volume", read_only=lim.workspace_readonly)
+                     for a, t in lim.aliases.items() if t == WORKSPACE]
+            scratch = []
+            for a, t in lim.aliases.items():
+                if t != WORKSPACE:  # recorded at once: a failed start still removes what it made
+                    extra = client.volumes.create(driver="local", labels=labels, driver_opts={
+                        "type": "tmpfs", "device": "tmpfs", "o": f"size={lim.tmp_mb}m,mode=1777"})
+                    st.setdefault("volumes", []).append(extra.name)
+                    scratch.append(Mount(target=a, source=extra.name, type="volume"))
             container = client.containers.create(
                 self.image,
                 command=["/bin/bash", "-c", _INIT],
@@ -257,9 +272,10 @@ class DockerSandbox(Sandbox):
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 read_only=True,
-                tmpfs={"/tmp": f"size={lim.tmp_mb}m,mode=1777", **scratch},
+                tmpfs={"/tmp": f"size={lim.tmp_mb}m,mode=1777"},
                 shm_size=f"{lim.shm_mb}m",
-                mounts=[Mount(target=WORKSPACE, source=vol.name, type="volume"), *again],
+                mounts=[Mount(target=WORKSPACE, source=vol.name, type="volume"), *again, *scratch],
+                user=f"{READONLY_UID}:{READONLY_UID}" if lim.workspace_readonly else None,
                 ulimits=[
                     Ulimit(name="fsize", soft=lim.file_size_mb * 1024 * 1024, hard=lim.file_size_mb * 1024 * 1024),
                     Ulimit(name="cpu", soft=lim.cpu_time_s, hard=lim.cpu_time_s),
@@ -284,6 +300,8 @@ class DockerSandbox(Sandbox):
                 tree = seed_tree(client, image.id, self.seed, lim.workspace_mb << 20, labels)
             else:
                 tree = tar_tree(task_folder, None if lim.layout == "harbor" else "task_folder")
+            if lim.workspace_readonly:
+                tree = owned_tar(tree, 0)  # root's, and the commands' uid is not root
             if not client.api.put_archive(container.id, WORKSPACE, tree):
                 raise SandboxError("could not copy the task folder into the container")
         except docker.errors.DockerException as exc:
@@ -294,7 +312,7 @@ class DockerSandbox(Sandbox):
         if image_id in _CLEAN_IMAGES:
             return
         api = self._state["client"].api
-        ex = api.exec_create(self._cid, ["/bin/sh", "-c", _IMAGE_PROBE])
+        ex = api.exec_create(self._cid, ["/bin/sh", "-c", _IMAGE_PROBE], user="0")  # every folder, whoever runs
         found = api.exec_start(ex["Id"]).decode("utf-8", "replace").strip()
         if found:
             raise SandboxError(
@@ -523,6 +541,20 @@ class DockerSandbox(Sandbox):
         entries.sort(key=lambda e: e.path)
         return entries
 
+    async def put_archive(self, alias: str, tar: bytes) -> None:
+        self._check()
+        target = self.limits.aliases.get(alias, "")
+        if not target.startswith("/tmp/"):
+            raise SandboxError(f"{alias} is not an alias of a /tmp folder of this sandbox")
+        async with self._lock():
+            try:
+                data = owned_tar(tar, READONLY_UID if self.limits.workspace_readonly else 0)
+                if await self._call(self._state["client"].api.put_archive, self._cid, alias, data):
+                    return
+            except Exception as exc:  # noqa: BLE001 - the SDK's errors and a bad tar alike
+                raise SandboxError(f"cannot unpack the archive into {alias}: {exc}") from None
+        raise SandboxError(f"cannot unpack the archive into {alias}")
+
     async def list_files(self, path: str = "") -> list[FileEntry]:
         self._check()
         async with self._lock():
@@ -551,41 +583,3 @@ class DockerSandbox(Sandbox):
                 return await self._call(self._export_blocking, dest)
             except OSError as exc:
                 raise SandboxError(f"cannot export {WORKSPACE}/output to {dest}: {exc}") from None
-
-
-def gc_docker(verbose: bool = True, base_url: str | None = None) -> int:
-    """Remove jobenv containers and volumes of this host whose owner process no longer exists."""
-    client = docker_client(base_url)
-    host = socket.gethostname()
-    removed = 0
-
-    def stale(labels: dict[str, str]) -> bool:
-        if labels.get("jobenv.owner_host") != host:
-            return False
-        try:
-            pid = int(labels.get("jobenv.owner_pid", ""))
-        except ValueError:
-            return False
-        if pid == os.getpid():
-            return False
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            return False
-        return False
-
-    for c in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
-        if stale(c.labels):
-            _remove(client, c.id, None)
-            removed += 1
-            if verbose:
-                print(f"removed container {c.short_id}")
-    for v in client.volumes.list(filters={"label": f"{LABEL}=1"}):
-        if stale(v.attrs.get("Labels") or {}):
-            _remove(client, None, v.name)
-            removed += 1
-            if verbose:
-                print(f"removed volume {v.name}")
-    return removed

@@ -16,10 +16,10 @@ import time
 
 from ._fs import remove_tree
 
-__all__ = ["host_tempdir", "remove_tree", "owner_alive", "gc_host"]
+__all__ = ["host_tempdir", "remove_tree", "owner_alive", "gc_host", "gc_docker"]
 
 _PREFIX = "jobenv-"
-_KINDS = ("etc", "unsafe", "grade", "serve", "read")
+_KINDS = ("etc", "unsafe", "grade", "serve", "read", "verifier")
 _LEGACY = ("jobenv-grade-", "jobenv-serve-")
 _LEGACY_AGE_S = 3600.0
 
@@ -116,4 +116,47 @@ def gc_host(verbose: bool = True) -> int:
         removed += 1
         if verbose:
             print(f"stopped pasta {pid} (its sandbox is gone)")
+    return removed
+
+
+def gc_docker(verbose: bool = True, base_url: str | None = None) -> int:
+    """Remove jobenv containers and volumes of this host whose owner process no longer exists (the Docker backend's
+    leftovers); SandboxUnavailableError when no engine answers."""
+    import socket
+
+    from .docker import LABEL, docker_client, remove_resources
+
+    client = docker_client(base_url)
+    host = socket.gethostname()
+    removed = 0
+
+    def stale(labels: dict[str, str]) -> bool:
+        if labels.get("jobenv.owner_host") != host:
+            return False
+        try:
+            pid = int(labels.get("jobenv.owner_pid", ""))
+        except ValueError:
+            return False
+        if pid == os.getpid():
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
+
+    for c in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
+        if stale(c.labels):
+            remove_resources(client, c.id, None)
+            removed += 1
+            if verbose:
+                print(f"removed container {c.short_id}")
+    for v in client.volumes.list(filters={"label": f"{LABEL}=1"}):
+        if stale(v.attrs.get("Labels") or {}):
+            remove_resources(client, None, v.name)
+            removed += 1
+            if verbose:
+                print(f"removed volume {v.name}")
     return removed

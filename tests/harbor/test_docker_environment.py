@@ -66,7 +66,7 @@ def test_a_harbor_task_runs_in_its_built_environment(tmp_path: Path, docker_imag
         assert "1250" in seen
         _, reward, terminated, _, info = env.step({"name": "submit", "arguments": {}})
         assert terminated and reward == 1.0 and info["status"] == "ok", info
-        assert "got 1250 with acme-tool-7" in info["report"]["verifier"]["stdout_tail"]
+        assert "got [redacted] with acme-tool-7" in info["report"]["verifier"]["stdout_tail"]  # EXPECTED=1250 is redacted
         env.reset()  # the image is reused, the workspace fresh
         out, *_ = env.step({"name": "bash", "arguments": {"command": "ls /app"}})
         assert "total.txt" not in out

@@ -34,7 +34,8 @@ def test_a_harbor_task_runs_at_its_workdir_and_its_tests_grade_it(tmp_path: Path
     reward, info, prompt = _play(str(root), [f"ls /app/data /app/notes.md && {SUM}"])
     assert reward == 1.0 and info["status"] == "ok", info
     verifier = info["report"]["verifier"]
-    assert verifier["rewards"] == {"reward": 1.0} and "checked 1250 against 1250" in verifier["stdout_tail"]
+    # EXPECTED is a [verifier] env value: reports never show it (here the right total is the same number)
+    assert verifier["rewards"] == {"reward": 1.0} and "checked [redacted] against [redacted]" in verifier["stdout_tail"]
     # the prompt is the task's own instruction, then jobenv's note (workdir, tools, budget with the agent timeout)
     assert prompt.startswith("Sum the amounts in /app/data/invoices.csv") and "working directory is /app" in prompt
     assert "300 seconds" in prompt and "There is no internet access" in prompt
@@ -117,7 +118,7 @@ def test_the_agent_cannot_plant_tests_or_rewards(tmp_path: Path) -> None:
                "ls /tests /logs 2>&1; true")
     reward, info, _ = _play(str(root), [planted, "echo 7 > /app/total.txt"])
     assert reward == 0.0 and info["status"] == "ok"  # the task's own test.sh ran, and the total is wrong
-    assert "checked 7 against 1250" in info["report"]["verifier"]["stdout_tail"]
+    assert "checked 7 against [redacted]" in info["report"]["verifier"]["stdout_tail"]
 
 
 def _bad(tmp_path: Path, **kw: Any) -> Path:

@@ -243,7 +243,7 @@ def test_a_crashed_owner_leaves_no_network_stack(backend: str, sandbox_options: 
     assert proc.returncode == 0, proc.stderr[-2000:]
     pasta = int(proc.stdout.split()[-1])
     if backend == "docker":  # a container outlives its owner until `jobenv gc`; removing it ends the stack
-        from jobenv.sandbox.docker import gc_docker
+        from jobenv.sandbox.gc import gc_docker
 
         gc_docker(verbose=False)
     def running(pid: int) -> bool:

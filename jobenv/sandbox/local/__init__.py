@@ -32,6 +32,10 @@ Design (why it is fast and what it guarantees)
   processes of the host's root user, so when we run as root on a cgroup-v1 host the sandbox additionally gets its
   own ``pids``, ``memory`` and ``cpu`` cgroups (:mod:`._cgroups`). Without a memory cgroup, ``RLIMIT_AS`` bounds
   each process's memory. Known gap: on a cgroup-v2 host running as root only the rlimits apply.
+* ``workspace_readonly`` (a verifier's view of an agent's work): ``/workspace`` is a read-only bind of the host
+  folder ``start`` gets (made world-readable, never writable) instead of a tmpfs, so nothing inside can write,
+  chmod or delete it; as root its files belong to host root, never to the commands' uid. ``put_archive`` writes a
+  tar into the sandbox's ``/tmp`` as one file and unpacks it there with ``tar``, as the commands' uid.
 * If the host refuses user namespaces, :class:`SandboxUnavailableError` says how to enable them.
   ``LocalSandbox(unsafe_no_isolation=True)`` runs without any isolation (a host temp dir as the workspace, commands
   in their own process group) and warns loudly; never use it for untrusted code.
@@ -48,6 +52,7 @@ import itertools
 import os
 import platform
 import secrets
+import shlex
 import subprocess
 import sys
 import time
@@ -137,6 +142,7 @@ class LocalSandbox(Sandbox):
         self.sandbox_id = f"{SANDBOX_PREFIX}{os.getpid()}-{self._number}-{secrets.token_hex(3)}"
         self._owner: tuple[int, int] | None = None  # (uid, gid) of the commands when jobenv runs as root
         self._launched: _Launch | None = None  # set while the sandbox waits in the warm pool
+        self._readonly_from: str | None = None  # the host folder bound read-only at /workspace (workspace_readonly)
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self, task_folder: Path | None) -> None:
@@ -162,6 +168,8 @@ class LocalSandbox(Sandbox):
             await self._launch_unsafe()
             await asyncio.to_thread(self._stage_in, task_folder)
         else:
+            if self.limits.workspace_readonly:
+                self._readonly_from = await asyncio.to_thread(_fs.readable_tree, task_folder)
             policy = _net.NetworkPolicy.from_limits(self.limits) if self.limits.web else None
             await self._launch(task_folder, policy)  # stages the task folder once the sandbox is verified
 
@@ -173,7 +181,7 @@ class LocalSandbox(Sandbox):
 
     async def _launch(self, task_folder: Path | None, policy: _net.NetworkPolicy | None) -> None:
         pasta = _net.pasta_binary() if policy is not None else None  # first: a missing stack is a clear error
-        warm = _pool.warm_size() > 0 and policy is None  # first: a bad setting is a ConfigError before any launch
+        warm = _pool.warm_size() > 0 and policy is None and self._readonly_from is None  # first: a bad setting is a ConfigError before any launch
         warm_key = f"{self.limits.model_dump_json()}|{native_controller()}" if warm else None
         launched = self._take_warm(warm_key) if warm_key is not None else None
         if launched is None:
@@ -194,7 +202,8 @@ class LocalSandbox(Sandbox):
 
         def verify_and_stage() -> None:  # one thread hop; no command runs before start() has returned
             verify_started(agent_pid, root, plan, task_folder)
-            self._stage_in(task_folder)
+            if self._readonly_from is None:
+                self._stage_in(task_folder)
 
         await asyncio.to_thread(verify_and_stage)
         if policy is not None:
@@ -271,7 +280,7 @@ class LocalSandbox(Sandbox):
             c_cmd, rest = rest[:len(cmd_fds)], rest[len(cmd_fds):]
             c_userns = rest.pop(0) if userns is not None else None
             c_sc = rest.pop(0) if sc_r is not None else None
-            return bwrap_args(plan, self.limits, c_info, c_sc, c_userns, native) + controller_argv(
+            return bwrap_args(plan, self.limits, c_info, c_sc, c_userns, native, self._readonly_from) + controller_argv(
                 None if native is None else NATIVE_PATH, plan.interpreter, c_out, c_st, c_cg,
                 rlimits(self.limits, with_as=not bounded), "iso", ids, c_cmd)
 
@@ -541,6 +550,30 @@ class LocalSandbox(Sandbox):
         self._check_running()
         async with self._lock():
             await asyncio.to_thread(_fs.write_file, self._ws, path, bytes(data))  # type: ignore[arg-type]
+
+    async def put_archive(self, alias: str, tar: bytes) -> None:
+        """The archive is written into the sandbox's ``/tmp`` as one file and unpacked there by ``tar`` as the
+        commands' uid (so what it holds is theirs, and a member can reach nothing the commands could not)."""
+        self._check_running()
+        target = self.limits.aliases.get(alias, "")
+        if self.unsafe or not target.startswith("/tmp/") or self._ws is None:
+            raise SandboxError(f"{alias} is not an alias of a /tmp folder of this sandbox")
+        tmp = self._ws[: -len(WORKSPACE)] + "/tmp"  # /proc/<pid>/root/tmp
+        box = f".jobenv-archive-{secrets.token_hex(6)}"
+
+        def place() -> None:
+            _fs.make_dir(tmp, box, self._owner)  # the commands' own folder: they can remove it afterwards
+            _fs.write_file(f"{tmp}/{box}", "archive.tar", tar)
+
+        async with self._lock():
+            await asyncio.to_thread(place)
+            self._check_running()
+            to = shlex.quote(target)
+            done = await self._run_locked(f"mkdir -p {to} && tar -xf /tmp/{box}/archive.tar -C {to} "
+                                          f"--no-same-owner; rc=$?; rm -rf /tmp/{box}; exit $rc",
+                                          self.limits.clamp_timeout(120))
+        if done.exit_code != 0:
+            raise SandboxError(f"cannot unpack the archive into {alias}: {done.output.strip()[-300:]}")
 
     async def list_files(self, path: str = "") -> list[FileEntry]:
         self._check_running()

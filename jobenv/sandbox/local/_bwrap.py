@@ -66,7 +66,7 @@ def controller_argv(native: str | None, interpreter: str, out_w: int, st_w: int,
 @functools.lru_cache(maxsize=16)
 def _root_args(plan: _mounts.MountPlan, sizes: tuple[int, int, int], web: bool, root: bool,
                native: str | None, harbor: bool = False, aliases: tuple[tuple[str, str], ...] = (),
-               env: tuple[tuple[str, str], ...] = ()) -> tuple[str, ...]:
+               env: tuple[tuple[str, str], ...] = (), readonly_from: str | None = None) -> tuple[str, ...]:
     shm_mb, tmp_mb, workspace_mb = sizes
     snap = plan.snapshot
     # always a private network namespace: "web" gets its stack attached from the host after the launch
@@ -90,9 +90,12 @@ def _root_args(plan: _mounts.MountPlan, sizes: tuple[int, int, int], web: bool, 
         a += ["--ro-bind", native, NATIVE_PATH]
     a += ["--proc", "/proc", "--dev", "/dev",
           "--size", str(shm_mb << 20), "--perms", "01777", "--tmpfs", "/dev/shm",
-          "--size", str(tmp_mb << 20), "--perms", "01777", "--tmpfs", "/tmp",
-          "--size", str(workspace_mb << 20), "--perms", "0755", "--tmpfs", WORKSPACE]
-    if not harbor:  # a Harbor task's files are the workspace itself
+          "--size", str(tmp_mb << 20), "--perms", "01777", "--tmpfs", "/tmp"]
+    if readonly_from is not None:  # a verifier's copy of the agent's work: nothing inside may change it
+        a += ["--ro-bind", readonly_from, WORKSPACE]
+    else:
+        a += ["--size", str(workspace_mb << 20), "--perms", "0755", "--tmpfs", WORKSPACE]
+    if not harbor and readonly_from is None:  # a Harbor task's files are the workspace itself
         a += ["--dir", f"{WORKSPACE}/output", "--dir", f"{WORKSPACE}/task_folder"]
     # after the private /tmp: a virtual environment that lives under /tmp must stay visible. Their parents are
     # made searchable: bwrap copies a host parent's mode (/root is 0700), and commands are not root
@@ -118,8 +121,9 @@ def _root_args(plan: _mounts.MountPlan, sizes: tuple[int, int, int], web: bool, 
 
 
 def bwrap_args(plan: _mounts.MountPlan, limits: SandboxLimits, info_fd: int, seccomp_fd: int | None,
-               userns_fd: int | None, native: str | None) -> list[str]:
-    """bwrap's full command line up to PID 1's own (see the package docstring for what each part guarantees)."""
+               userns_fd: int | None, native: str | None, readonly_from: str | None = None) -> list[str]:
+    """bwrap's full command line up to PID 1's own (see the package docstring for what each part guarantees).
+    ``readonly_from``: the host folder bound read-only at ``/workspace`` instead of an empty tmpfs."""
     head = [bwrap_binary()]
     if userns_fd is not None:
         head += ["--userns", str(userns_fd)]
@@ -129,4 +133,4 @@ def bwrap_args(plan: _mounts.MountPlan, limits: SandboxLimits, info_fd: int, sec
     sizes = (limits.shm_mb, limits.tmp_mb, limits.workspace_mb)
     return head + list(_root_args(plan, sizes, limits.web, userns_fd is not None, native,  # type: ignore[arg-type]
                                   limits.layout == "harbor", tuple(sorted(limits.aliases.items())),
-                                  tuple(sorted(limits.env.items()))))
+                                  tuple(sorted(limits.env.items())), readonly_from))
