@@ -113,6 +113,12 @@ class HarborVerifier(Judge):
                 return f"its judge.toml needs jobenv's {kind} judge: {exc}"
         return None
 
+    def preflight(self, tasks: list[Any]) -> None:
+        """The endpoint of the judge each judge.toml task needs (test.sh tasks call none jobenv knows)."""
+        for kind in sorted({self._rubric_kind(t.harbor) for t in tasks
+                            if getattr(t, "harbor", None) is not None and t.harbor.grader == "judge.toml"}):
+            self._rubric_judge(kind).preflight(tasks)
+
     @staticmethod
     def _rubric_kind(spec: Any) -> str:
         from .rubric_judge import wants_agent
