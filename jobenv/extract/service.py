@@ -7,11 +7,8 @@ runs under an address-space limit, a job that overruns its time is killed togeth
 a job whose caller is cancelled, so no thread or process keeps burning CPU for a step that is over. The
 trainer only ever receives bounded text. Jobs queue first-come first-served for a worker; a job's time limit
 counts from the moment it has one, and :func:`queue_wait` tells a caller how long it queued.
-
-Time limits are CPU seconds of the worker and the helpers it starts (:func:`jobenv.extract.bounds.tree_cpu_seconds`),
-so a loaded machine (other episodes, other trainers) slows an extraction down without cutting it short: the same
-deliverable reads the same at load 1 and at load 30. Wall time is a backstop only, ``WALL_FACTOR`` (10) times
-the budget, against a parser that waits without computing.
+Time limits are CPU seconds of the worker and its helpers (so load slows a job without cutting it short); wall
+time is only a backstop at ``WALL_FACTOR`` times the budget (:mod:`jobenv.extract.bounds`).
 
 Failure behaviour: nothing here raises for anything a file does. A file that is stopped reads
 ``[extraction stopped: over the time budget]`` (or ``... over the memory budget`` / ``... the parser process
@@ -117,18 +114,13 @@ class ExtractLimits(BaseModel):
 
 
 class _Budget:
-    """One job's time: ``cpu_s`` CPU seconds of the workers that run it (helpers included), ``spent`` so far, and a
-    wall-clock backstop ``WALL_FACTOR`` times as long (moved on by the time spent waiting for a worker to start).
-    ``wall_s`` is a caller's own wall-clock deadline (what is left of an episode's time limit), kept as given."""
+    """A job's ``cpu_s`` CPU seconds (``spent`` so far) and its wall backstop, ``WALL_FACTOR`` times as long or a
+    caller's own deadline ``wall_s`` (what is left of an episode), moved on by waits for a worker to start."""
 
     def __init__(self, cpu_s: float, wall_s: float | None = None) -> None:
         self.cpu_s = cpu_s
         self.spent = 0.0
         self.wall_until = time.monotonic() + min(cpu_s * WALL_FACTOR, wall_s if wall_s is not None else math.inf)
-
-    @property
-    def over(self) -> bool:
-        return self.spent >= self.cpu_s or time.monotonic() >= self.wall_until
 
 
 class _Stopped(Exception):
@@ -231,13 +223,11 @@ class _Worker:
             raise _Stopped(STOPPED_CRASH)
         return frame
 
-    def cpu_seconds(self) -> float:
-        """CPU seconds this worker and its helpers have spent (0.0 once it is gone)."""
+    def cpu_seconds(self) -> float:  # this worker's and its helpers' (0.0 once it is gone)
         return tree_cpu_seconds(self.proc.pid)
 
     def _readable(self, timeout_s: float) -> bool:
-        poller = select.poll()
-        poller.register(self._out, select.POLLIN | select.POLLHUP | select.POLLERR)
+        (poller := select.poll()).register(self._out, select.POLLIN | select.POLLHUP | select.POLLERR)
         return bool(poller.poll(int(timeout_s * 1000)))
 
     def call(self, request: tuple[Any, ...], budget: _Budget, frame_s: float,
@@ -446,7 +436,7 @@ class ExtractionService:
             # the file the worker was on when it was stopped gets the marker; the rest go to a fresh worker
             done[nxt] = (_stopped_entry(root, files[nxt], stopped), [])
             start = nxt + 1
-            if budget.over:
+            if budget.spent >= budget.cpu_s or time.monotonic() >= budget.wall_until:
                 break
         return [done.get(i) or (_stopped_entry(root, rel, STOPPED_TIME), []) for i, rel in enumerate(files)]
 
