@@ -316,6 +316,8 @@ class TrajectoryWriter:
                     self._known.add(ref)
                 del m["content"]
                 m["content_ref"] = ref
+        for key in ("completions", "steps"):  # their unset fields (None, the default) are left out; read back as is
+            d[key] = [{k: v for k, v in item.items() if v is not None} for item in d.get(key) or []]
         for c in d.get("completions") or []:  # a full prompt's ids: the same for every attempt of the task
             prompt = c.get("prompt_token_ids")
             if isinstance(prompt, list) and len(prompt) >= _SHARED_IDS_MIN:
