@@ -1,6 +1,7 @@
-"""``jobenv serve --envs sample`` start-up: seconds until ``/health`` answers and until the first real request
+"""``jobenv serve --envs sample`` start-up: seconds until ``/health`` says ready (200: the OpenReward SDK is loaded,
+so the first tool call is answered at once; 503 "loading" before) and until the first real request
 (``GET /jobenvsample/tools``) is answered, median of 3, beside the time to import the OpenReward SDK alone (the
-floor of the second figure). Prints JSON. Target: health in under 3 s."""
+floor of both figures). Prints JSON. Target: ready in under 3 s."""
 
 from __future__ import annotations
 

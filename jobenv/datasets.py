@@ -308,9 +308,12 @@ def fetch_snapshot(repo: str, revision: str | None, patterns: list[str] | None, 
     """``snapshot_download`` of dataset ``repo`` at ``revision`` (None: the default branch) into
     ``<root>/hub-cache``, every file checked against the Hub's checksums; returns the snapshot folder, named by the
     resolved commit SHA. Resumable (the Hub cache keeps finished files). DatasetNotFoundError with the reason (and
-    the ``--from-dir`` way round) when the Hub cannot be reached or a file does not match."""
-    from huggingface_hub import snapshot_download
+    the ``--from-dir`` way round) when the Hub cannot be reached or a file does not match. An endpoint whose name
+    does not resolve or whose port refuses fails at once (one connection attempt, no retries)."""
+    from huggingface_hub import constants, snapshot_download
 
+    if not constants.HF_HUB_OFFLINE:
+        _check_reachable(constants.ENDPOINT, repo, revision)
     try:
         path = Path(snapshot_download(repo_id=repo, repo_type="dataset", revision=revision,
                                       allow_patterns=patterns, cache_dir=str(root / "hub-cache")))
@@ -321,6 +324,25 @@ def fetch_snapshot(repo: str, revision: str | None, patterns: list[str] | None, 
         ) from None
     _verify_checksums(repo, path, patterns, root / "hub-cache")
     return path
+
+
+def _check_reachable(endpoint: str, repo: str, revision: str | None) -> None:
+    """Raise DatasetNotFoundError at once when ``endpoint``'s host does not resolve or refuses a connection (the
+    Hub client retries those for half a minute before saying so); a slow or odd answer is left to the client."""
+    import socket
+    from urllib.parse import urlsplit
+
+    url = urlsplit(endpoint)
+    host, port = url.hostname or "", url.port or (443 if url.scheme == "https" else 80)
+    try:
+        socket.create_connection((host, port), timeout=10).close()
+    except (socket.gaierror, ConnectionRefusedError) as exc:
+        why = f"{host} does not resolve" if isinstance(exc, socket.gaierror) else f"{host}:{port} refused the connection"
+        raise DatasetNotFoundError(
+            f"could not download {repo}@{revision or 'default branch'}: the Hub is unreachable ({why}; offline?). "
+            "If you already have a snapshot, import it with: jobenv download --from-dir PATH") from None
+    except OSError:
+        pass  # a timeout or another failure: the client's own handling says what it is
 
 
 def _one_line(exc: BaseException, limit: int = 300) -> str:

@@ -12,7 +12,7 @@ import importlib.util
 
 from .errors import JobenvError, MissingExtraError
 
-__all__ = ["EXTRAS", "missing_modules", "available", "install_hint", "require"]
+__all__ = ["EXTRAS", "missing_modules", "available", "install_hint", "require", "import_failure"]
 
 # extra -> import names it provides (the pyproject's [project.optional-dependencies] lists their distributions)
 EXTRAS: dict[str, tuple[str, ...]] = {
@@ -54,3 +54,10 @@ def require(extra: str, what: str, error: type[JobenvError] = MissingExtraError)
     missing = missing_modules(extra)
     if missing:
         raise error(f"{what} needs the {extra!r} extra (missing {', '.join(missing)}): {install_hint(extra)}")
+
+
+def import_failure(extra: str, what: str, exc: ImportError) -> MissingExtraError:
+    """The error for an integration whose import failed: the module really missing (the framework itself, or one
+    the framework imports), then the install of ``extra``, which pins the tested range; ``what`` says what it needs."""
+    name = exc.name or str(exc)
+    return MissingExtraError(f"{what} cannot import {name!r} ({exc}): {install_hint(extra)}")

@@ -171,8 +171,24 @@ def availability(env_id: str) -> Availability:
         return Availability(False, "-", f"not downloaded: {DOWNLOAD_HINT['jobtasks']}; or generate a stand-in "
                                         f"after {install_hint('synthetic')}")
     if present:
-        return Availability(True, str(spec.expected_count or "?"), "downloaded")
+        return Availability(True, _count_on_disk(spec), "downloaded")
     return Availability(False, str(spec.expected_count or "?"), f"not downloaded: {DOWNLOAD_HINT[spec.dataset]}")
+
+
+def _count_on_disk(spec: EnvSpec) -> str:
+    """How many of the split's tasks are on disk, by their marker files (nothing loaded): ``"65"``, or ``"7 of 65"``
+    when a partial download holds fewer than the published count."""
+    from .datasets import data_dir, read_manifest
+    from .tasks import INSTRUCTIONS_FILE
+
+    root = data_dir() / spec.dataset
+    manifest = read_manifest(root)
+    invalid = set(manifest.invalid) if manifest else set()  # skipped when loading, so not counted
+    marker = "task.toml" if spec.dataset.startswith("dayjob-") else f"task_folder/{INSTRUCTIONS_FILE}"
+    task_dirs = (p.parent if marker == "task.toml" else p.parent.parent
+                 for split in spec.splits for p in (root / split).rglob(marker) if p.is_file())
+    n = sum(1 for d in task_dirs if d.relative_to(root).as_posix() not in invalid)
+    return str(n) if spec.expected_count in (None, n) else f"{n} of {spec.expected_count}"
 
 
 def is_registered(env_id: str) -> bool:

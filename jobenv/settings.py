@@ -28,6 +28,7 @@ VARIABLES: dict[str, str] = {
     "JOBENV_JUDGE_API_KEY": "API key of the LLM judge",
     "JOBENV_JUDGE_MODEL": "model of the LLM judge",
     "JOBENV_JUDGE_CACHE": "0 turns the judge's verdict cache off",
+    "JOBENV_JUDGE_CHECK": "0 skips the one request that checks the judge's endpoint and model at make()",
     "JOBENV_SERVE_JUDGE": "judge kind of jobenv serve (auto, checks, llm)",
     "JOBENV_SERVE_ENVS": "comma-separated hosted classes of jobenv serve, the first the default route",
     "JOBENV_SERVE_IDLE_TIMEOUT": "seconds without a tool call before a hosted session's sandbox is closed",

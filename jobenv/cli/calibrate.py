@@ -4,6 +4,7 @@ each judge's flip rate and its cost per graded episode."""
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass
 
 from ._common import positive_int
@@ -34,7 +35,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(opts: Options) -> int:
-    """Exit 0; bad input (not two judges, an unknown kind, a missing file) is one line and exit 2."""
+    """Exit 0; 1 when every grading by one of the judges errored (nothing was compared: the reason on stderr);
+    bad input (not two judges, an unknown kind, a missing file, a judge endpoint that does not answer) is one
+    line and exit 2."""
     from pathlib import Path
 
     from rich.console import Console
@@ -58,4 +61,8 @@ def run(opts: Options) -> int:
     for c in low:
         if c.agreement < 1:
             console.print(f"  {c.task_id} rubric {c.rubric} criterion {c.index}: {c.agreement:.2f} of {c.episodes}")
-    return 0
+    failed = [j for j in report.judges if j.gradings and j.errors == j.gradings]
+    for j in failed:
+        print(f"error: every grading by judge {j.judge!r} failed ({j.errors} of {j.gradings}); first: "
+              f"{j.first_error}", file=sys.stderr)
+    return 1 if failed else 0

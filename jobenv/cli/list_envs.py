@@ -16,5 +16,5 @@ def run(opts: NoOptions) -> int:
 
     for env_id in ENV_SPECS:
         a = availability(env_id)
-        print(f"{env_id:18} {a.count:>4} tasks  {a.state}")
+        print(f"{env_id:18} {a.count:>4} tasks  {a.state}")  # a partial download: "7 of 65"
     return 0

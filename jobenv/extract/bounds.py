@@ -1,6 +1,10 @@
 """What a hostile deliverable can make a parser do, bounded: archive sizes checked before any reader opens
 an OOXML file, a glyph cap inside each PDF page, and the limits of a SQLite dump. The worker processes of
-:mod:`jobenv.extract.service` add a wall-clock and a memory limit around all of it.
+:mod:`jobenv.extract.service` add a time and a memory limit around all of it.
+
+Time budgets count CPU seconds (:func:`tree_cpu_seconds`: the worker and the helpers it starts), so the same
+deliverable reads the same on an idle machine and on one at load 30; wall time is only a far backstop
+(:data:`WALL_FACTOR` times the budget) against a parser that hangs without computing.
 
 Failure behaviour: a file over a bound raises :class:`OverBudget`; extraction turns it into
 ``[extraction stopped: <reason>]`` for that file only.
@@ -8,6 +12,7 @@ Failure behaviour: a file over a bound raises :class:`OverBudget`; extraction tu
 
 from __future__ import annotations
 
+import os
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -25,8 +30,10 @@ __all__ = [
     "SQLITE_CELL_CHARS",
     "SQLITE_MAX_CHARS",
     "SQLITE_TIME_S",
+    "WALL_FACTOR",
     "OverBudget",
     "check_archive",
+    "tree_cpu_seconds",
     "layout_within_glyph_cap",
 ]
 
@@ -39,7 +46,9 @@ PDF_MAX_PAGES = 2_000
 SQLITE_MAX_VALUE_BYTES = 1_000_000  # SQLite refuses to produce any longer value
 SQLITE_CELL_CHARS = 10_000  # one cell of a table dump
 SQLITE_MAX_CHARS = 2_000_000  # a whole database dump
-SQLITE_TIME_S = 10.0  # queries are interrupted after this long
+SQLITE_TIME_S = 10.0  # CPU seconds of queries before they are interrupted
+WALL_FACTOR = 10.0  # a CPU budget's wall-clock backstop, as a multiple of the budget
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 class OverBudget(JobenvError):
@@ -61,6 +70,67 @@ def check_archive(path: Path) -> None:
             if i.filename.lower().endswith("sharedstrings.xml") and i.file_size > SHARED_STRINGS_MAX_BYTES:
                 raise OverBudget(f"its shared strings expand to {i.file_size / 2**20:,.0f} MiB, over the budget of "
                                  f"{SHARED_STRINGS_MAX_BYTES // 2**20} MiB")
+
+
+def _stat_ticks(pid: int) -> tuple[int, int] | None:
+    """(process group, user + system ticks with those of its reaped children) of ``pid``; None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2:].split()  # the name may hold spaces and parentheses
+    try:
+        return int(fields[2]), sum(int(x) for x in fields[11:15])
+    except (IndexError, ValueError):
+        return None
+
+
+def _children(pid: int) -> list[int] | None:
+    """The live children of ``pid`` (every thread's), or None where the kernel does not list them."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+        for tid in tasks:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
+                found += [int(x) for x in fh.read().split()]
+    except FileNotFoundError:
+        return None if not os.path.exists(f"/proc/{pid}") else found
+    except (OSError, ValueError):
+        return found
+    return found
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds (user and system) spent so far by process ``pid`` and every descendant, the exited ones it
+    waited for included: an extraction worker with the LibreOffice it runs. 0.0 once the process is gone; never
+    raises. Where the kernel does not list children, the processes of ``pid``'s group are counted instead."""
+    ticks = 0
+    todo, seen = [pid], set()
+    group = None
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        got = _stat_ticks(p)
+        if got is None:
+            continue
+        group = got[0] if p == pid else group
+        ticks += got[1]
+        kids = _children(p)
+        if kids is None:  # no children lists here: every member of the group instead
+            return _group_ticks(group if group is not None else pid) / _TICKS
+        todo += kids
+    return ticks / _TICKS
+
+
+def _group_ticks(group: int) -> int:
+    ticks = 0
+    for name in os.listdir("/proc"):
+        if name.isdigit() and (got := _stat_ticks(int(name))) is not None and got[0] == group:
+            ticks += got[1]
+    return ticks
 
 
 class _GlyphCap(Exception):

@@ -10,7 +10,8 @@ default -, ``libreoffice``, ``formulas``, ``none``).
 Failure behaviour: never raises for a bad workbook or a missing engine. When no engine can run, the
 result has ``engine == "none"`` and ``note`` says why; a cell an engine could not evaluate is simply
 absent from ``cells`` (callers mark it, never show it blank). LibreOffice runs with a private profile
-that recalculates on load, no macros, a timeout, and its own temporary directory.
+that recalculates on load, no macros, a CPU-time limit (wall time only as a far backstop), and its own temporary
+directory.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import settings
+from .bounds import WALL_FACTOR
 
 __all__ = [
     "ENV_ENGINE",
@@ -50,7 +52,7 @@ EXCEL_ERRORS = frozenset(
     "#NULL! #DIV/0! #VALUE! #REF! #NAME? #NUM! #N/A #GETTING_DATA #SPILL! #CALC! #FIELD! #BLOCKED! #CONNECT! "
     "#BUSY! #UNKNOWN! Err:502 Err:504 Err:508 Err:511 Err:522 Err:523".split()
 )
-LIBREOFFICE_TIMEOUT_S = 180.0
+LIBREOFFICE_CPU_S = 180  # CPU seconds of each LibreOffice process (RLIMIT_CPU); wall time is a backstop only
 FORMULAS_MAX_FORMULAS = 20_000  # the pure-Python engine builds a graph of every cell (~5 s per 1,000 formulas): bound its cost
 _CACHE_SIZE = 32
 
@@ -198,6 +200,13 @@ def _libreoffice_label(soffice: str) -> str:
     return f"LibreOffice {_lo_version} (headless)"
 
 
+def _cpu_limit() -> None:
+    """In the LibreOffice child: at most LIBREOFFICE_CPU_S CPU seconds (SIGXCPU, then SIGKILL 5 s later)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CPU, (LIBREOFFICE_CPU_S, LIBREOFFICE_CPU_S + 5))
+
+
 def _libreoffice(path: Path, formula_cells: dict[str, list[str]] | None) -> Recalculation:
     soffice = soffice_path()
     if soffice is None:
@@ -214,9 +223,10 @@ def _libreoffice(path: Path, formula_cells: dict[str, list[str]] | None) -> Reca
                 cmd = [soffice, f"-env:UserInstallation={_profile().as_uri()}", "--headless", "--norestore", "--nologo",
                        "--nodefault", "--nolockcheck", "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir",
                        str(outdir), str(src)]
-                proc = subprocess.run(cmd, capture_output=True, timeout=LIBREOFFICE_TIMEOUT_S, env=env, cwd=tmp)
+                proc = subprocess.run(cmd, capture_output=True, timeout=LIBREOFFICE_CPU_S * WALL_FACTOR, env=env,
+                                      cwd=tmp, preexec_fn=_cpu_limit)
         except subprocess.TimeoutExpired:
-            return Recalculation("none", "none", note=f"{label} timed out after {LIBREOFFICE_TIMEOUT_S:g} s")
+            return Recalculation("none", "none", note=f"{label} timed out after {LIBREOFFICE_CPU_S * WALL_FACTOR:g} s")
         except OSError as exc:
             return Recalculation("none", "none", note=f"{label} could not start: {exc}")
         out = outdir / "in.xlsx"

@@ -1,4 +1,4 @@
-"""Bounded extraction: deliverables are parsed in worker processes with a memory and a wall-clock limit.
+"""Bounded extraction: deliverables are parsed in worker processes with a memory and a CPU-time limit.
 
 The agent controls every byte of the files it writes, and the ``read`` tool, the checks judge and the LLM
 judge all parse such files. Here every parse runs in a small pool of worker processes shared by the whole
@@ -7,6 +7,8 @@ runs under an address-space limit, a job that overruns its time is killed togeth
 a job whose caller is cancelled, so no thread or process keeps burning CPU for a step that is over. The
 trainer only ever receives bounded text. Jobs queue first-come first-served for a worker; a job's time limit
 counts from the moment it has one, and :func:`queue_wait` tells a caller how long it queued.
+Time limits are CPU seconds of the worker and its helpers (so load slows a job without cutting it short); wall
+time is only a backstop at ``WALL_FACTOR`` times the budget (:mod:`jobenv.extract.bounds`).
 
 Failure behaviour: nothing here raises for anything a file does. A file that is stopped reads
 ``[extraction stopped: over the time budget]`` (or ``... over the memory budget`` / ``... the parser process
@@ -22,6 +24,7 @@ import collections
 import concurrent.futures
 import contextlib
 import contextvars
+import math
 import os
 import pickle
 import select
@@ -39,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .. import settings
 from ..errors import ConfigError, first_problem
+from .bounds import WALL_FACTOR, tree_cpu_seconds
 from .box import boxed
 from .files import DEFAULT_CAP, ExtractedFile, Extraction, ExtractMode, ImageRef
 from .folder import TOTAL_CAP, assemble_output, scan_output
@@ -61,6 +65,7 @@ STOPPED_MEMORY = "[extraction stopped: over the memory budget]"
 STOPPED_CRASH = "[extraction stopped: the parser process failed (out of memory or crashed)]"
 _MAX_FRAME = 160 * 1024 * 1024  # one file's text plus its share of images; anything larger is a fault
 _START_S = 120.0  # a worker that has not started in this time is broken
+_POLL_S = 0.25  # how often a waiting caller reads the worker's CPU clock
 _QUEUE_WAIT: contextvars.ContextVar[tuple[list[float], ...]] = contextvars.ContextVar("jobenv_extract_wait",
                                                                                    default=())
 
@@ -90,8 +95,8 @@ class ExtractLimits(BaseModel):
 
     workers: int = Field(default=2, ge=1, le=32, description="worker processes at most, for the whole process")
     memory_mb: int = Field(default=1536, ge=512, description="address-space limit of one worker")
-    file_time_s: float = Field(default=60.0, gt=0, description="wall-clock seconds for one file (recalculation included)")
-    output_time_s: float = Field(default=180.0, gt=0, description="wall-clock seconds for a whole output folder")
+    file_time_s: float = Field(default=60.0, gt=0, description="CPU seconds for one file (recalculation included)")
+    output_time_s: float = Field(default=180.0, gt=0, description="CPU seconds for a whole output folder")
     image_limit: int = Field(default=8, ge=0, description="distinct images kept from one output folder")
     image_mb: int = Field(default=32, ge=0, description="bytes of images kept from one output folder")
     max_jobs: int = Field(default=500, ge=1, description="jobs a worker runs before it is replaced (leaks)")
@@ -106,6 +111,16 @@ class ExtractLimits(BaseModel):
         except ValidationError as exc:
             where, msg, _ = first_problem(exc)
             raise ConfigError(f"JOBENV_EXTRACT_{where.split('.')[0].upper()}: {msg}") from None
+
+
+class _Budget:
+    """A job's ``cpu_s`` CPU seconds (``spent`` so far) and its wall backstop, ``WALL_FACTOR`` times as long or a
+    caller's own deadline ``wall_s`` (what is left of an episode), moved on by waits for a worker to start."""
+
+    def __init__(self, cpu_s: float, wall_s: float | None = None) -> None:
+        self.cpu_s = cpu_s
+        self.spent = 0.0
+        self.wall_until = time.monotonic() + min(cpu_s * WALL_FACTOR, wall_s if wall_s is not None else math.inf)
 
 
 class _Stopped(Exception):
@@ -209,21 +224,37 @@ class _Worker:
             raise _Stopped(STOPPED_CRASH)
         return frame
 
-    def call(self, request: tuple[Any, ...], until: float, frame_s: float,
+    def cpu_seconds(self) -> float:  # this worker's and its helpers' (0.0 once it is gone)
+        return tree_cpu_seconds(self.proc.pid)
+
+    def _readable(self, timeout_s: float) -> bool:
+        (poller := select.poll()).register(self._out, select.POLLIN | select.POLLHUP | select.POLLERR)
+        return bool(poller.poll(int(timeout_s * 1000)))
+
+    def call(self, request: tuple[Any, ...], budget: _Budget, frame_s: float,
              on_frame: Callable[[tuple[Any, ...]], None]) -> None:
-        """Run ``request``, handing every frame to ``on_frame``; each frame must come within ``frame_s`` of the
-        previous one and all before ``until``; the worker must have started (:meth:`wait_ready`). Raises
-        _Stopped (the worker is then killed)."""
+        """Run ``request``, handing every frame to ``on_frame``; each frame must come within ``frame_s`` CPU seconds
+        of the previous one and all within what is left of ``budget`` (each also within ``WALL_FACTOR`` times that
+        in wall time); the worker must have started (:meth:`wait_ready`). Adds the CPU time spent to ``budget``.
+        Raises _Stopped (the worker is then killed)."""
         if not self.ready:
             self.kill()
             raise _Stopped(STOPPED_CRASH)
         self.jobs += 1
+        start = last = frame_cpu = self.cpu_seconds()
         try:
             write_frame(self._in, (_job_env(), request))
-            last = time.monotonic()
+            frame_wall = time.monotonic() + frame_s * WALL_FACTOR
             while True:
-                frame = self._recv(min(until, last + frame_s))
-                last = time.monotonic()
+                while not self._readable(_POLL_S):
+                    last = max(last, self.cpu_seconds())
+                    if (budget.spent + last - start >= budget.cpu_s or last - frame_cpu >= frame_s
+                            or time.monotonic() >= min(budget.wall_until, frame_wall)):
+                        raise _Stopped(STOPPED_TIME)
+                # the frame has begun: its rest is on its way (read against the wall backstop only)
+                frame = self._recv(min(budget.wall_until, frame_wall))
+                last = frame_cpu = max(last, self.cpu_seconds())
+                frame_wall = time.monotonic() + frame_s * WALL_FACTOR
                 if frame[0] == "done":
                     return
                 on_frame(frame)
@@ -233,6 +264,8 @@ class _Worker:
         except (OSError, pickle.UnpicklingError, EOFError, struct.error):
             self.kill()
             raise _Stopped(STOPPED_CRASH) from None
+        finally:
+            budget.spent += max(0.0, last - start)
 
 
 # ---------------------------------------------------------------------------------------------- the pool
@@ -347,9 +380,8 @@ class ExtractionService:
             step = next(gen)  # the job's clock starts here, once a slot is held: waiting is not its time
         except StopIteration as end:  # nothing to do (an empty folder)
             return end.value
-        shift = 0.0
         while True:
-            request, until, frame_s, got = step
+            request, budget, frame_s, got = step
             outcome: str | None = STOPPED_TIME
             if not cancelled.is_set():
                 w = self._checkout()
@@ -361,9 +393,9 @@ class ExtractionService:
                         t = time.monotonic()
                         w.wait_ready(t + _START_S)
                         started = time.monotonic() - t
-                        shift += started
+                        budget.wall_until += started
                         waited[0] += started
-                    w.call(request, until + shift, frame_s, _collector(got))
+                    w.call(request, budget, frame_s, _collector(got))
                     outcome = None
                 except _Stopped as exc:
                     outcome = exc.marker
@@ -379,19 +411,19 @@ class ExtractionService:
     def _file_job(self, path: Path, mode: str, cap: int | None, time_s: float | None) -> Generator[Any, Any, str]:
         limit = min(time_s, self.limits.file_time_s) if time_s is not None else self.limits.file_time_s
         got: list[str] = []
-        stopped = yield (("file", str(path), mode, cap), time.monotonic() + limit, limit, got)
+        stopped = yield (("file", str(path), mode, cap), _Budget(limit, time_s), limit, got)
         return stopped or (got[0] if got else STOPPED_CRASH)
 
     def _output_job(self, root: Path, mode: str, cap: int | None, with_images: bool, time_s: float | None,
                     files: list[str]) -> Generator[Any, Any, list[tuple[ExtractedFile, list[ImageRef]]]]:
-        until = time.monotonic() + (min(time_s, self.limits.output_time_s) if time_s else self.limits.output_time_s)
+        budget = _Budget(min(time_s, self.limits.output_time_s) if time_s else self.limits.output_time_s, time_s or None)
         done: dict[int, tuple[ExtractedFile, list[ImageRef]]] = {}
         images_left = [self.limits.image_limit, self.limits.image_mb * 2**20]
         start = 0
         while start < len(files):
             got: list[tuple[Any, ...]] = []
             request = ("entries", str(root), files[start:], mode, cap, with_images, *images_left)
-            stopped = yield (request, until, self.limits.file_time_s, got)
+            stopped = yield (request, budget, self.limits.file_time_s, got)
             for item in got:
                 if isinstance(item, str):  # the job itself failed (a parser bug): said like a stop
                     stopped = stopped or item
@@ -405,14 +437,14 @@ class ExtractionService:
             # the file the worker was on when it was stopped gets the marker; the rest go to a fresh worker
             done[nxt] = (_stopped_entry(root, files[nxt], stopped), [])
             start = nxt + 1
-            if time.monotonic() >= until:
+            if budget.spent >= budget.cpu_s or time.monotonic() >= budget.wall_until:
                 break
         return [done.get(i) or (_stopped_entry(root, rel, STOPPED_TIME), []) for i, rel in enumerate(files)]
 
     def _call_job(self, func: str, args: tuple[Any, ...], time_s: float | None) -> Generator[Any, Any, Any]:
         limit = min(time_s, self.limits.file_time_s) if time_s is not None else self.limits.file_time_s
         got: list[Any] = []
-        stopped = yield (("call", func, args), time.monotonic() + limit, limit, got)
+        stopped = yield (("call", func, args), _Budget(limit, time_s), limit, got)
         if stopped:
             return _Stopped(stopped)
         return got[0] if got else _Stopped(STOPPED_CRASH)
@@ -456,7 +488,7 @@ class ExtractionService:
     async def extract_file(self, path: Path, *, mode: ExtractMode = "values", cap: int | None = DEFAULT_CAP,
                            time_s: float | None = None) -> str:
         """The text of one file (as :func:`jobenv.extract.extract_file`), or a stop marker. ``time_s`` lowers
-        the per-file limit (e.g. to what is left of an episode)."""
+        the per-file limit and is also a wall-clock deadline (e.g. what is left of an episode)."""
         return str(await self._drive_async(self._file_job(Path(path), mode, cap, time_s)))
 
     def extract_file_sync(self, path: Path, *, mode: ExtractMode = "values", cap: int | None = DEFAULT_CAP,

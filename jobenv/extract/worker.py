@@ -32,8 +32,14 @@ def _unlimit_children() -> None:
     original = subprocess.Popen.__init__
 
     def init(self: Any, *args: Any, **kwargs: Any) -> None:
-        if kwargs.get("preexec_fn") is None:
-            kwargs["preexec_fn"] = lambda: resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+        own = kwargs.get("preexec_fn")
+
+        def preexec() -> None:
+            resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+            if own is not None:  # the caller's own limits (recalculation's CPU limit) still apply
+                own()
+
+        kwargs["preexec_fn"] = preexec
         original(self, *args, **kwargs)
 
     subprocess.Popen.__init__ = init  # type: ignore[method-assign]

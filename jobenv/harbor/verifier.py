@@ -144,6 +144,12 @@ class HarborVerifier(Judge):
                 return f"its judge.toml needs jobenv's {kind} judge: {exc}"
         return None
 
+    def preflight(self, tasks: list[Any]) -> None:
+        """The endpoint of the judge each judge.toml task needs (test.sh tasks call none jobenv knows)."""
+        for kind in sorted({self._rubric_kind(t.harbor) for t in tasks
+                            if getattr(t, "harbor", None) is not None and t.harbor.grader == "judge.toml"}):
+            self._rubric_judge(kind).preflight(tasks)
+
     def _rubric_kind(self, spec: Any) -> str:
         """The judge of a judge.toml task: the one asked for (``judge="llm"`` / ``"agentic"`` / ``"checks"``), else
         the one the file names (an agent: the agentic judge; a model: the LLM judge)."""

@@ -185,8 +185,8 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8080) -> 
     """Host until interrupted (``jobenv serve``).
 
     Tasks and the judge are loaded first: a configuration problem raises JobenvError before anything listens.
-    Then the port opens and ``/health`` answers while the OpenReward SDK (seconds of imports) loads in a thread;
-    requests that arrive meanwhile wait for it. Returns 0 after a clean stop, 2 when the protocol layer could
+    Then the port opens while the OpenReward SDK (seconds of imports) loads in a thread; requests that arrive
+    meanwhile wait for it, and ``/health`` says ready (200) only once it has loaded (503 ``loading`` before). Returns 0 after a clean stop, 2 when the protocol layer could
     not be loaded (the reason is logged).
     """
     import uvicorn

@@ -1,10 +1,12 @@
-"""Listen first, load after: an ASGI app that serves ``/health`` while the real app is still being built.
+"""Listen first, load after: an ASGI app that answers ``/health`` while the real app is still being built.
 
-The OpenReward SDK takes seconds to import (it pulls in several providers' client types), and nothing in it is
-needed to say the server is up. :class:`StagedApp` answers ``GET /health`` at once, builds the real app in a
-worker thread, runs the real app's lifespan, and from then on hands it every request; a request that arrives
-before that waits for it. When building fails, the failure is logged, waiting requests get HTTP 503 with the
-reason, and the process is asked to stop (``on_failure``).
+The OpenReward SDK takes seconds to import (it pulls in several providers' client types). :class:`StagedApp`
+opens the port at once, builds the real app (the SDK imported) in a worker thread, runs the real app's lifespan,
+and from then on hands it every request; a request that arrives before that waits for it. ``GET /health`` says
+ready (200 ``{"status": "ok"}``) only once the real app can answer the first tool call; before that it is HTTP 503
+``{"status": "loading"}``, so an orchestrator's readiness probe never sends work to a server still importing. When
+building fails, the failure is logged, waiting requests and ``/health`` get HTTP 503 with the reason, and the
+process is asked to stop (``on_failure``).
 """
 
 from __future__ import annotations
@@ -37,8 +39,13 @@ class StagedApp:
         if scope["type"] == "lifespan":
             await self._serve_lifespan(scope, receive, send)
             return
-        if scope["type"] == "http" and scope.get("path") == "/health" and self._app is None:
-            await _answer(send, 200, {"status": "ok"})  # up and accepting; requests wait for the app below
+        if scope["type"] == "http" and scope.get("path") == "/health":
+            if self._app is not None:
+                await _answer(send, 200, {"status": "ok"})  # the first tool call is answered at once
+            elif self._problem is not None:
+                await _answer(send, 503, {"status": "failed", "detail": self._problem})
+            else:  # listening, still loading: a request sent now would wait
+                await _answer(send, 503, {"status": "loading"})
             return
         if self._app is None and self._loaded is not None:
             await self._loaded.wait()

@@ -11,31 +11,43 @@ NeMo Gym (``pip install 'jobenv[nemo-gym]'``, Python >= 3.12) recommends, for Gy
 * :class:`JobenvGymnasiumAgent`: NeMo Gym's gymnasium agent, except that an episode that ended with
   ``status == "error"`` (a grading or sandbox failure, never the agent's doing) carries NeMo Gym's failure class
   ``transient``,
-  so rollout collection writes it to the ``*_failures.jsonl`` sidecar (retried on resume, never aggregated or
-  trained on) instead of scoring it 0.
+  so rollout collection writes it to the ``*_failures.jsonl`` sidecar (retried on resume, never trained on)
+  instead of scoring it 0; and a server failing in the middle of a rollout (the policy's model server answering
+  HTTP 500, say) fails that rollout the same way, its episode closed, instead of failing ``/run`` and with it the
+  whole ``ng_collect_rollouts`` run.
+* Aggregates: ``/aggregate_metrics`` (``mean/reward`` and the rest of ``*_aggregate_metrics.json``) leaves out every
+  row carrying a failure class or ``status == "error"``, since NeMo Gym hands it the failed rows too.
 * :func:`dataset_rows`: the rows of a NeMo Gym dataset (JSONL) for a jobenv split, tools in Responses format.
 
 Failure behaviour: a bad row (unknown env or task) or a sandbox that cannot start fails ``/reset`` with HTTP 400
-/ 503 naming the problem; nothing raises out of ``/step``: a broken call is an observation, as in the env.
+/ 503 naming the problem (a 400 still fails the run: it is configuration, found before any work); nothing raises
+out of ``/step``: a broken call is an observation, as in the env.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from ..errors import MissingExtraError
 
 try:
-    from fastapi import HTTPException, Request
+    from aiohttp import ClientError, ClientResponseError
+    from fastapi import FastAPI, HTTPException, Request
     from nemo_gym.base_resources_server import BaseResourcesServerConfig
+    from nemo_gym.config_types import AggregateMetrics, AggregateMetricsRequest
+    from nemo_gym.global_config import ROLLOUT_INDEX_KEY_NAME, TASK_INDEX_KEY_NAME
+    from nemo_gym.openai_utils import NeMoGymResponse
+    from pydantic import PrivateAttr
     from resources_servers.gymnasium import GymnasiumServer
+    from resources_servers.gymnasium.base import EnvResetRequest
     from responses_api_agents.gymnasium_agent.app import GymnasiumAgent, GymnasiumAgentRunRequest, GymnasiumRunResponse
 except ImportError:  # pragma: no cover - depends on the installation
     raise MissingExtraError("the NeMo Gym integration needs NeMo Gym (Python >= 3.12): "
                             "pip install 'jobenv[nemo-gym]'") from None
 
-from ..episode import EpisodeRules, Status
+from ..episode import EpisodeRules, FinishReason, Status
 from ..errors import JobenvError, SandboxError
 from ..rollout.episode import DEFAULT_NUDGE
 
@@ -80,10 +92,41 @@ class JobenvResourcesServerConfig(BaseResourcesServerConfig):  # type: ignore[mi
     rules: EpisodeRules = EpisodeRules()
 
 
+def _counted(row: dict[str, Any]) -> bool:
+    """Whether a rollout row belongs in the aggregates: not a failure (NeMo Gym's class, or jobenv's error status)."""
+    return row.get(FAILURE_CLASS_KEY) is None and (row.get("info") or {}).get("status") != Status.ERROR.value
+
+
+def _rollout_key(metadata: dict[str, Any]) -> tuple[Any, ...]:
+    """A rollout's identity in NeMo Gym's rows (its agent, task and repeat), the same at /reset and /close."""
+    return ((metadata.get("agent_ref") or {}).get("name"), metadata.get(TASK_INDEX_KEY_NAME),
+            metadata.get(ROLLOUT_INDEX_KEY_NAME), metadata.get("env_id"), metadata.get("task_id"))
+
+
 class JobenvResourcesServer(GymnasiumServer):  # type: ignore[misc]
-    """One jobenv episode per NeMo Gym session (see the module docstring)."""
+    """One jobenv episode per NeMo Gym session (see the module docstring). ``POST /close`` with a rollout's row
+    ends that rollout's episode (the agent calls it when the rollout fails before the episode's end)."""
 
     config: JobenvResourcesServerConfig
+    _rollouts: dict[tuple[Any, ...], str | None] = PrivateAttr(default_factory=dict)
+
+    def setup_webserver(self) -> FastAPI:
+        app = super().setup_webserver()
+        app.post("/close")(self._close_endpoint)
+        return app
+
+    async def _close_endpoint(self, body: EnvResetRequest) -> dict[str, bool]:
+        session_id = self._sessions_by_rollout().pop(_rollout_key(body.model_extra or {}), None)
+        found = session_id is not None and session_id in self.session_state
+        await self.close_session(session_id)
+        return {"closed": found}
+
+    def _sessions_by_rollout(self) -> dict[tuple[Any, ...], str | None]:
+        return self._rollouts
+
+    async def aggregate_metrics(self, body: AggregateMetricsRequest) -> AggregateMetrics:
+        kept = [row for row in body.verify_responses if _counted(row)]
+        return await super().aggregate_metrics(AggregateMetricsRequest(verify_responses=kept))
 
     async def reset(self, metadata: dict[str, Any], session_id: str | None = None) -> tuple[str | None, dict[str, Any]]:
         from ..registry import make
@@ -107,6 +150,7 @@ class JobenvResourcesServer(GymnasiumServer):  # type: ignore[misc]
             await env.aclose()
             raise HTTPException(400, detail=f"{type(exc).__name__}: {exc}") from None
         self.session_state[session_id] = env
+        self._sessions_by_rollout()[_rollout_key(metadata)] = session_id
         return prompt, {"task_id": info["task_id"], "max_steps": info["max_steps"], "status": Status.OK.value}
 
     async def step(self, action: Any, metadata: dict[str, Any],
@@ -140,9 +184,34 @@ class JobenvGymnasiumAgent(GymnasiumAgent):  # type: ignore[misc]
 
     async def run(self, request: Request, body: GymnasiumAgentRunRequest) -> GymnasiumRunResponse:
         # the annotations are FastAPI's: they make ``/run`` read the request and its JSON body
-        result = await super().run(request, body)
+        try:
+            result = await super().run(request, body)
+        except (ClientError, TimeoutError) as exc:
+            url = str(getattr(getattr(exc, "request_info", None), "url", ""))
+            if isinstance(exc, ClientResponseError) and exc.status == 400 and url.endswith("/reset"):
+                raise  # a bad row or configuration: the run stops before any more work
+            return await self._failed(body, exc)
         if (result.info or {}).get("status") == Status.ERROR.value:
             # NeMo Gym's class for a failure a retry may not repeat (kept in the sidecar, retried on resume)
             extra = {FAILURE_CLASS_KEY: "transient", "error": (result.info or {}).get("error")}
             result = GymnasiumRunResponse.model_validate({**result.model_dump(), **extra})
         return result
+
+    async def _failed(self, body: GymnasiumAgentRunRequest, exc: BaseException) -> GymnasiumRunResponse:
+        """A rollout a server failure cut short: its episode closed, the row a ``transient`` failure (no reward)."""
+        status = getattr(exc, "status", None)
+        url = str(getattr(getattr(exc, "request_info", None), "url", "")) or "a server"
+        error = f"{url} failed" + (f" with HTTP {status}" if status else f": {type(exc).__name__}: {exc}")
+        try:
+            await self.server_client.post(server_name=self.config.resources_server.name, url_path="/close",
+                                          json=body.model_dump())
+        except Exception:  # noqa: BLE001 - the episode then ends with its resources server
+            pass
+        response = NeMoGymResponse(id=f"jobenv-failed-{time.time_ns()}", created_at=time.time(), model="",
+                                   object="response", output=[], parallel_tool_calls=False, tool_choice="auto",
+                                   tools=[])
+        return GymnasiumRunResponse.model_validate({
+            "responses_create_params": body.responses_create_params, "response": response, "reward": 0.0,
+            "terminated": False, "truncated": True, FAILURE_CLASS_KEY: "transient", "error": error,
+            "info": {"status": Status.ERROR.value, "finish_reason": FinishReason.POLICY_ERROR.value, "error": error,
+                     "task_id": (body.model_extra or {}).get("task_id")}})

@@ -31,16 +31,16 @@ import os
 import sys
 from typing import Any
 
-from ..errors import MissingExtraError
+from ..extras import import_failure
 
 try:
     import skyrl_gym
     from openreward import OpenReward
     from skyrl.train.generators.skyrl_gym_generator import SkyRLGymGenerator
     from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
-except ImportError:  # pragma: no cover - depends on the installation
-    raise MissingExtraError("the SkyRL integration needs SkyRL (Python >= 3.12) and the openreward SDK: "
-                            "pip install 'jobenv[skyrl]'") from None
+except ImportError as exc:  # pragma: no cover - depends on the installation
+    raise import_failure("skyrl", "the SkyRL integration (Python >= 3.12: SkyRL 0.3, SkyRL-Gym 0.4, torch and the "
+                         "openreward SDK)", exc) from None
 
 from ..rollout.episode import DEFAULT_NUDGE
 

@@ -130,8 +130,10 @@ class AgenticJudge(Judge):
     def __init__(self, *, base_url: str | None = None, api_key: str | None = None, model: str | None = None,
                  max_steps: int = 40, time_limit_s: float = 900.0, max_tokens: int = 400_000,
                  request_timeout_s: float = 300.0, temperature: float = 0.0, sandbox: str = "local",
-                 sandbox_options: dict[str, Any] | None = None, **_ignored: Any) -> None:
+                 sandbox_options: dict[str, Any] | None = None, check_endpoint: bool | None = None,
+                 **_ignored: Any) -> None:
         from .config import CONFIG_HINT
+        from .endpoint import checking_enabled
         from .llm import llm_config_from_env
 
         base_url, api_key, model = llm_config_from_env(base_url, api_key, model)
@@ -143,6 +145,14 @@ class AgenticJudge(Judge):
         self.max_steps, self.time_limit_s, self.max_tokens = max_steps, float(time_limit_s), max_tokens
         self.request_timeout_s, self.temperature, self.sandbox = request_timeout_s, temperature, sandbox
         self.sandbox_options = dict(sandbox_options or {})  # the backend's own, e.g. the docker sandbox's image
+        self.check_endpoint = checking_enabled(check_endpoint)
+
+    def preflight(self, tasks: list[Any]) -> None:
+        from .endpoint import CHECK_TIMEOUT_S, check_endpoint
+
+        if tasks and self.check_endpoint:
+            check_endpoint(self.base_url, self.api_key, self.model, who="agentic judge",
+                           timeout_s=min(self.request_timeout_s, CHECK_TIMEOUT_S))
 
     # ---- the judge's sandbox ------------------------------------------------------------------------------------
     async def _workspace(self, task: Any, output_dir: Path) -> tuple[Any, str]:

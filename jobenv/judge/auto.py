@@ -60,6 +60,10 @@ class AutoJudge(Judge):
         return (f"{len(task.llm_criteria)} criteria have no sound deterministic check, so they need the LLM judge, "
                 f"which is not configured: {CONFIG_HINT}")
 
+    def preflight(self, tasks: list[Any]) -> None:
+        if self._llm is not None:  # only the tasks the LLM grades part of
+            self._llm.preflight([t for t in tasks if not t.has_checks])
+
     async def grade(self, task: Any, output_dir: Path) -> GradeReport:
         if task.has_checks:
             return await self.checks.grade(task, output_dir)

@@ -36,15 +36,26 @@ class Judge(ABC):
         episode runs, so an env refuses the task at construction instead of erroring after the agent's work."""
         return None
 
+    def preflight(self, tasks: list[Any]) -> None:
+        """Check, with one cheap request, that the endpoint this judge would call to grade ``tasks`` answers for
+        its key and model (:mod:`jobenv.judge.endpoint`); JudgeConfigError when not. Judges that call no
+        endpoint for these tasks, or whose check is switched off, return at once."""
+        return None
+
 
 def check_judge(judge: Judge, tasks: Any, where: str) -> None:
-    """Raise JudgeConfigError (one line naming the fix) when ``judge`` cannot grade some of ``tasks``."""
+    """Raise JudgeConfigError (one line naming the fix) when ``judge`` cannot grade some of ``tasks``: a task it
+    cannot grade at all, or an endpoint it would call that does not answer (:meth:`Judge.preflight`)."""
     tasks = list(tasks)
     problems = [(t, why) for t in tasks if (why := judge.unable(t)) is not None]
     if problems:
         task, why = problems[0]
         raise JudgeConfigError(f"{where}: the {judge.kind!r} judge cannot grade {len(problems)} of {len(tasks)} "
                                f"task(s) (first: {getattr(task, 'id', '?')}): {why}")
+    try:
+        judge.preflight(tasks)
+    except JudgeConfigError as exc:
+        raise JudgeConfigError(f"{where}: {exc}") from None
 
 
 def _unjudged(task: Any, reasoning: str) -> list[RubricResult]:

@@ -48,6 +48,8 @@ class JudgeConfig(BaseModel):
     max_completion_tokens: int | None = Field(default=DEFAULT_MAX_COMPLETION_TOKENS, ge=1)  # None: send no limit
     # characters of all deliverables together in one LLM request; None: no total, as the official judge
     total_chars: int | None = Field(default=TOTAL_CAP, ge=1)
+    # one cheap request at make() proving endpoint, key and model work; None: on unless JOBENV_JUDGE_CHECK=0
+    check_endpoint: bool | None = None
 
     @classmethod
     def build(cls, **options: Any) -> JudgeConfig:

@@ -37,6 +37,7 @@ from ..extract import TOTAL_CAP, Extraction, ExtractMode, ImageRef, is_visual_ru
 from ..extract.service import extraction_service
 from .base import Judge, empty_output_report, rejected_report
 from .config import CONFIG_HINT, DEFAULT_MAX_COMPLETION_TOKENS, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, JudgeConfig
+from .endpoint import CHECK_TIMEOUT_S, check_endpoint, checking_enabled
 from .report import CriterionResult, GradeReport, RubricResult, Usage, build_report
 
 __all__ = [
@@ -220,8 +221,10 @@ def validate_reply(obj: Any, criteria: list[str]) -> tuple[list[CriterionResult]
 
     Raises ReplyError unless the value is an object whose ``criteria_results`` is a list of exactly one
     object per criterion, each with a JSON boolean ``passed``, with a boolean ``rubric_passed`` and a
-    string ``overall_reasoning``. Items are matched by their ``index`` (an integer or a digit string)
-    when those indices are exactly 0..n-1, otherwise by position, which is what the official judge does.
+    string ``overall_reasoning``. Items carrying ``index`` (an integer or a digit string) are matched by it,
+    and their indices must be exactly the criteria asked, 0..n-1 in any order: a reply with a missing,
+    repeated or unknown index is invalid (ReplyError), never credited by position. Only a reply whose items
+    carry no ``index`` at all is read by position, as the official judge reads every reply.
     """
     if not isinstance(obj, dict):
         raise ReplyError(f"the reply is a JSON {type(obj).__name__}, not an object")
@@ -243,13 +246,19 @@ def validate_reply(obj: Any, criteria: list[str]) -> tuple[list[CriterionResult]
     overall = obj.get("overall_reasoning")
     if not isinstance(overall, str):
         raise ReplyError("overall_reasoning is missing or not a string")
-    indices = [_index_of(item) for item in items]
-    by_index = sorted(i for i in indices if i is not None) == list(range(n)) and None not in indices
-    ordered = sorted(zip(indices, items, strict=True), key=lambda p: p[0] or 0) if by_index else list(enumerate(items))
+    by_index = any("index" in item for item in items)
+    if by_index:
+        indices = [_index_of(item) for item in items]
+        if sorted(i for i in indices if i is not None) != list(range(n)) or None in indices:
+            shown = ", ".join(repr(item.get("index")) for item in items)
+            raise ReplyError(f"criteria_results indices [{shown}] do not match the {n} criteria asked (0..{n - 1})")
+        ordered = [item for _, item in sorted(zip(indices, items, strict=True), key=lambda p: p[0] or 0)]
+    else:
+        ordered = list(items)
     results = [
         CriterionResult(index=j, criterion=criteria[j], passed=item["passed"],
                         reasoning=_as_text(item.get("reasoning")), evidence=_as_text(item.get("evidence")))
-        for j, (_, item) in enumerate(ordered)
+        for j, item in enumerate(ordered)
     ]
     return results, claimed, overall, "index" if by_index else "position"
 
@@ -304,7 +313,8 @@ class LLMJudge(Judge):
 
     Raises JudgeConfigError at construction when base URL, API key or model is missing (naming the
     three environment variables). ``cache_dir=False`` disables the verdict cache; None uses
-    ``$JOBENV_CACHE/judge`` (default ``~/.cache/jobenv/judge``).
+    ``$JOBENV_CACHE/judge`` (default ``~/.cache/jobenv/judge``). ``check_endpoint``: whether
+    :meth:`preflight` (run at ``make()``) asks the endpoint once; None follows ``JOBENV_JUDGE_CHECK``.
     """
 
     kind = "llm"
@@ -325,6 +335,7 @@ class LLMJudge(Judge):
         temperature: float = 0.0,
         max_completion_tokens: int | None = DEFAULT_MAX_COMPLETION_TOKENS,
         total_chars: int | None = TOTAL_CAP,
+        check_endpoint: bool | None = None,
     ) -> None:
         base_url, api_key, model = llm_config_from_env(base_url, api_key, model)
         missing = [name for name, v in ((ENV_BASE_URL, base_url), (ENV_API_KEY, api_key), (ENV_MODEL, model)) if not v]
@@ -344,6 +355,7 @@ class LLMJudge(Judge):
         if total_chars is not None and total_chars < 1:
             raise JudgeConfigError("total_chars must be >= 1 (or None for no total, as the official judge)")
         self.total_chars = total_chars
+        self.check_endpoint = checking_enabled(check_endpoint)
         if cache_dir is False:
             self.cache: VerdictCache | None = None
         elif cache_dir is None or cache_dir is True:
@@ -353,6 +365,11 @@ class LLMJudge(Judge):
             self.cache = None if off else VerdictCache(default_cache_dir())
         else:
             self.cache = VerdictCache(Path(cache_dir))
+
+    def preflight(self, tasks: list[Any]) -> None:
+        if tasks and self.check_endpoint:
+            check_endpoint(self.base_url, self.api_key, self.model, who=f"{self.kind} judge",
+                           timeout_s=min(self.timeout_s, CHECK_TIMEOUT_S))
 
     async def grade(self, task: Any, output_dir: Path) -> GradeReport:
         t0 = time.perf_counter()

@@ -9,7 +9,10 @@ deliverables (never graded) are left out; a grading that errors is counted, and 
 of agreement and flips.
 
 Failure behaviour: bad arguments (a missing file, fewer or more than two judges, repeats below 1, an unknown judge
-kind, tasks that cannot be loaded) raise :class:`~jobenv.errors.JobenvError` before any grading.
+kind, tasks that cannot be loaded) and a judge that cannot grade the tasks (its endpoint unreachable, its key
+refused, its model unknown: :func:`jobenv.judge.base.check_judge`) raise :class:`~jobenv.errors.JobenvError` before
+any grading. A judge whose every grading errored is reported (``JudgeCost.errors == gradings``); the CLI then
+exits 1.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ class JudgeCost(BaseModel):
     judge: str
     gradings: int = 0
     errors: int = 0
+    first_error: str | None = None  # the first grading error's message, to say why
     flip_rate: float = 0.0  # share of (episode, criterion) pairs whose repeats did not all agree
     calls_per_episode: float = 0.0
     tokens_per_episode: float = 0.0
@@ -90,6 +94,7 @@ async def calibrate(trajectories: str | Path, judges: Sequence[str], *, repeats:
                     tasks: Sequence[Task] | None = None, concurrency: int = 4) -> CalibrationReport:
     """Grade every saved output of ``trajectories`` ``repeats`` times with each of the two ``judges``."""
     from ..judge import make_judge
+    from ..judge.base import check_judge
 
     if len(judges) != 2:
         raise JobenvError(f"calibrate compares exactly two judges (got {len(judges)})")
@@ -102,6 +107,8 @@ async def calibrate(trajectories: str | Path, judges: Sequence[str], *, repeats:
         raise JobenvError(f"{src}: no episode with saved deliverables to grade")
     index = _load_tasks(trajs, tasks)
     graders = [make_judge(kind, **options) for kind, options in specs]
+    for spec, grader in zip(judges, graders, strict=True):  # its endpoint answers, before any grading
+        check_judge(grader, list(index.values()), f"calibrate --judge {spec}")
     store = ObjectStore(objects_dir(src))
     slots = asyncio.Semaphore(concurrency)
     costs = [JudgeCost(judge=j) for j in judges]
@@ -126,6 +133,8 @@ async def calibrate(trajectories: str | Path, judges: Sequence[str], *, repeats:
                     spent[j][1] += report.usage.total_tokens
                     costs[j].gradings += 1
                     costs[j].errors += report.status == "error"
+                    if report.status == "error" and costs[j].first_error is None:
+                        costs[j].first_error = (report.error or "grading error")[:300]
                     for c in report.criteria_credit():
                         verdicts[j].setdefault((n, t.task_id, c.rubric, c.index), []).append(c.passed)
 

@@ -34,6 +34,7 @@ __all__ = [
 
 # message contents at least this long are stored once per file (a task prompt repeats across attempts)
 _SHARED_TEXT_MIN = 1024
+_SHARED_IDS_MIN = 64  # a full prompt's token ids (an episode's first turn): the task's shared prefix, stored once
 
 
 def sha256_hex(data: bytes) -> str:
@@ -184,6 +185,7 @@ def _scan(p: Path) -> tuple[list[Trajectory], list[int]]:
     bad: list[int] = []
     tools: dict[str, list[dict[str, Any]]] = {}
     texts: dict[str, str] = {}
+    ids: dict[str, list[int]] = {}
     with open(p, "rb") as fh:  # line by line: trajectory files grow large
         for i, raw in enumerate(fh, 1):
             if not raw.strip():
@@ -195,7 +197,13 @@ def _scan(p: Path) -> tuple[list[Trajectory], list[int]]:
                     tools[d["id"]] = d["tools"]
                 elif kind == "text":
                     texts[d["id"]] = d["text"]
+                elif kind == "ids":
+                    ids[d["id"]] = d["ids"]
                 elif kind == "episode":
+                    for c in d.get("completions") or []:
+                        ref = c.pop("prompt_ids_ref", None)
+                        if ref is not None:
+                            c["prompt_token_ids"] = ids[ref]
                     for m in d.get("messages") or []:
                         ref = m.pop("content_ref", None)
                         if ref is not None:
@@ -219,8 +227,10 @@ def _compact_report(report: dict[str, Any]) -> dict[str, Any]:
 class TrajectoryWriter:
     """Append-only, crash-safe JSONL writer: one line per finished episode, flushed and fsynced.
 
-    Each tool-schema list and each long message text is written once per file, as a ``tools`` or ``text``
-    record line before the first episode that uses it; episode lines refer to them by id, and the full
+    Each tool-schema list, each long message text and each full prompt's token ids (the first prompt of an
+    episode collected with engine tokens: the task's shared prefix, the same for all its attempts) is written once
+    per file, as a ``tools``, ``text`` or ``ids`` record line before the first episode that uses it; episode lines
+    refer to them by id (``tools_id``, ``content_ref``, ``prompt_ids_ref``), and the full
     grading report goes to the object store next to the file (:func:`objects_dir`), the line keeping its
     scores. :func:`read_trajectories` puts everything back. Opening an existing file drops a torn last line
     (an episode whose write was cut off is simply rerun) so the next record starts on a fresh line. Writes
@@ -246,7 +256,7 @@ class TrajectoryWriter:
             return known
         with open(self.path, "rb") as fh:
             for raw in fh:
-                if raw.startswith((b'{"record":"tools"', b'{"record":"text"')):
+                if raw.startswith((b'{"record":"tools"', b'{"record":"text"', b'{"record":"ids"')):
                     try:
                         known.add(json.loads(raw)["id"])
                     except (ValueError, KeyError):
@@ -306,6 +316,17 @@ class TrajectoryWriter:
                     self._known.add(ref)
                 del m["content"]
                 m["content_ref"] = ref
+        for key in ("completions", "steps"):  # their unset fields (None, the default) are left out; read back as is
+            d[key] = [{k: v for k, v in item.items() if v is not None} for item in d.get(key) or []]
+        for c in d.get("completions") or []:  # a full prompt's ids: the same for every attempt of the task
+            prompt = c.get("prompt_token_ids")
+            if isinstance(prompt, list) and len(prompt) >= _SHARED_IDS_MIN:
+                ref = "ids-" + sha256_hex(json.dumps(prompt, separators=(",", ":")).encode())[:24]
+                if ref not in self._known:
+                    lines.append({"record": "ids", "id": ref, "ids": prompt})
+                    self._known.add(ref)
+                del c["prompt_token_ids"]
+                c["prompt_ids_ref"] = ref
         if d.get("report"):
             d["report_ref"] = self.objects.put(json.dumps(d["report"], sort_keys=True).encode())
             d["report"] = _compact_report(d["report"])

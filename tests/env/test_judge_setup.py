@@ -47,10 +47,54 @@ def test_auto_without_an_endpoint_refuses_llm_graded_tasks_at_construction(tmp_p
         assert info["task_id"] == "occ/task2"
     finally:
         env.close()
-    # with an endpoint configured (not contacted here) the LLM-graded task is accepted
-    env = JobEnv([needs_llm], env_id="mine", judge_options={"base_url": "http://127.0.0.1:9/v1", "api_key": "k",
-                                                            "model": "judge-model"})
+    # with an endpoint configured that serves the model, the LLM-graded task is accepted (its handler never asked)
+    with OpenAIServer(lambda req: "never asked", models=["judge-model"]) as srv:
+        env = JobEnv([needs_llm], env_id="mine", judge_options={"base_url": srv.base_url, "api_key": "k",
+                                                                "model": "judge-model"})
+        env.close()
+        assert srv.requests == []
+
+
+def _dead_url() -> str:
+    from tests.support.ports import free_port
+
+    return f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
+
+
+@pytest.mark.parametrize("kind", ["auto", "llm", "agentic"])
+def test_an_unreachable_endpoint_or_unknown_model_fails_at_make(tmp_path: Path, kind: str) -> None:
+    """One cheap request at construction: a dead endpoint and a model the endpoint does not serve (404 for it,
+    as OpenAI's and vLLM's servers answer) fail at make(), one line naming the cause; opting out makes the env."""
+    _task(tmp_path, "task1", [LLM_RUBRIC])
+    folder = str(tmp_path / "occ" / "task1")
+    with pytest.raises(JudgeConfigError) as err:
+        jobenv.make(folder, judge=kind, judge_options={"base_url": _dead_url(), "api_key": "k", "model": "m"})
+    assert "unreachable" in str(err.value) and "\n" not in str(err.value) and "check_endpoint=False" in str(err.value)
+    with OpenAIServer(lambda req: "never asked", models=["judge-model"]) as srv:
+        with pytest.raises(JudgeConfigError, match="does not know the model.*HTTP 404") as err:
+            jobenv.make(folder, judge=kind, judge_options={"base_url": srv.base_url, "api_key": "k",
+                                                           "model": "judge-modle"})
+        assert "'judge-modle'" in str(err.value)
+        assert len(srv.requests) == 1 and srv.requests[0]["max_completion_tokens"] == 1  # the 1-token probe
+        jobenv.make(folder, judge=kind, judge_options={"base_url": srv.base_url, "api_key": "k",
+                                                       "model": "judge-model"}).close()
+    env = jobenv.make(folder, judge=kind, judge_options={"base_url": _dead_url(), "api_key": "k", "model": "m",
+                                                         "check_endpoint": False})
     env.close()
+
+
+def test_the_check_runs_in_collect_and_can_be_switched_off_by_the_environment(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    _task(tmp_path, "task1", [LLM_RUBRIC])
+    folder = str(tmp_path / "occ" / "task1")
+    out = tmp_path / "t.jsonl"
+    policy = OpenAIChatPolicy("m", base_url=_dead_url(), api_key="k")
+    opts = {"base_url": _dead_url(), "api_key": "k", "model": "m"}
+    with pytest.raises(JudgeConfigError, match="unreachable"):
+        collect_sync(folder, policy, out=out, env_kwargs={"sandbox": "local", "judge": "llm", "judge_options": opts})
+    assert not out.exists() or out.read_text() == ""
+    monkeypatch.setenv("JOBENV_JUDGE_CHECK", "0")
+    jobenv.make(folder, judge="llm", judge_options=opts).close()
 
 
 def test_checks_refuses_a_task_without_sound_checks_and_names_the_fix(tmp_path: Path) -> None:

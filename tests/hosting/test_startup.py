@@ -33,15 +33,19 @@ def test_serve_listens_at_once_logs_progress_and_early_requests_wait(tmp_path: P
     srv = ServeProcess(tmp_path, args=["--envs", "sample", "--compact-tools"], wait=False)
     try:
         deadline = time.monotonic() + 120
-        while True:  # the first answer to /health
+        while True:  # /health: 503 "loading" while the protocol layer loads, then 200 "ok"
             try:
                 with urllib.request.urlopen(srv.url + "/health", timeout=2) as r:
                     assert json.loads(r.read()) == {"status": "ok"}
                     break
+            except urllib.error.HTTPError as exc:
+                assert exc.code == 503 and json.loads(exc.read()) == {"status": "loading"}
             except (urllib.error.URLError, ConnectionError, OSError):
-                assert time.monotonic() < deadline and srv.proc.poll() is None, srv.log()
-                time.sleep(0.05)
-        # a request sent now is answered by the real app once it has loaded, not refused
+                pass
+            assert time.monotonic() < deadline and srv.proc.poll() is None, srv.log()
+            time.sleep(0.05)
+        # ready means loaded: the log says so before /health did, and the first tool listing is answered
+        assert "ready: protocol layer loaded" in "\n".join(srv.jobenv_lines())
         code, body = srv.get("/jobenvsample/tools")
         assert code == 200, body
         lines = srv.jobenv_lines()
@@ -94,8 +98,9 @@ def test_a_protocol_layer_that_cannot_load_is_logged_refused_and_stops_the_serve
         while not server.started:
             assert time.monotonic() < deadline
             time.sleep(0.02)
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as r:
-            assert r.status == 200
+        with pytest.raises(urllib.error.HTTPError) as loading:  # not ready while the app is being built
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5)
+        assert loading.value.code == 503 and json.loads(loading.value.read()) == {"status": "loading"}
         answers: list[tuple[int, str]] = []
 
         def early() -> None:
@@ -112,6 +117,9 @@ def test_a_protocol_layer_that_cannot_load_is_logged_refused_and_stops_the_serve
         waiter.join(30)
         assert answers and answers[0][0] == 503 and "the SDK is broken" in answers[0][1]
         assert stopped == ["RuntimeError: the SDK is broken"] and "could not start" in logged[-1]
+        with pytest.raises(urllib.error.HTTPError) as failed:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5)
+        assert failed.value.code == 503 and json.loads(failed.value.read())["status"] == "failed"
     finally:
         gate.set()
         server.should_exit = True

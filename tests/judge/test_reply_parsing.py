@@ -119,9 +119,52 @@ def test_index_mapping_digit_strings_and_position() -> None:
     results, _, _, by = validate_reply({"criteria_results": plain, "rubric_passed": False, "overall_reasoning": ""}, crit)
     assert by == "position" and [r.passed for r in results] == [True, False, True]
     assert [r.criterion for r in results] == crit
-    dup = [{"index": 0, "passed": True}, {"index": 0, "passed": False}, {"index": 9, "passed": True}]
-    results, _, _, by = validate_reply({"criteria_results": dup, "rubric_passed": False, "overall_reasoning": ""}, crit)
-    assert by == "position" and [r.passed for r in results] == [True, False, True]  # what Harbor accepts
+
+
+def test_indices_that_do_not_match_the_criteria_make_the_reply_invalid() -> None:
+    """Ids are never ignored in favour of position: all-zero, repeated, unknown, partly missing or non-digit
+    indices are an invalid reply, even when every item passed (what position matching would credit 1.0)."""
+    crit = ["a", "b", "c"]
+    wrong: list[list[Any]] = [[0, 0, 0], [0, 1, 1], [1, 2, 3], [0, 1, None], [0, 1, "x"], [0, 1, -1], [0, 1, 2.0]]
+    for ids in wrong:
+        items = [{"index": i, "passed": True} for i in ids]
+        with pytest.raises(ReplyError, match="do not match the 3 criteria"):
+            validate_reply({"criteria_results": items, "rubric_passed": True, "overall_reasoning": ""}, crit)
+    partly = [{"index": 0, "passed": True}, {"passed": True}, {"index": 2, "passed": True}]
+    with pytest.raises(ReplyError, match="do not match"):
+        validate_reply({"criteria_results": partly, "rubric_passed": True, "overall_reasoning": ""}, crit)
+
+
+def test_wrong_ids_through_the_real_judge_are_never_credited(tmp_path) -> None:
+    """A judge that answers every rubric with all-zero ids gives no verdict (an error, retried), and a judge that
+    does so on one rubric while answering the other validly fails that rubric: no credit either way."""
+    from jobenv.judge import LLMJudge
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "memo.md").write_text("total 41,250")
+    task = make_task(tmp_path, [{"rubric": "R", "weight": 1, "criterion": ["c0", "c1"]}])
+    zeros = json.dumps({"criteria_results": [{"index": 0, "passed": True}, {"index": 0, "passed": True}],
+                        "rubric_passed": True, "overall_reasoning": "all met"})
+    with OpenAIServer(lambda req: zeros) as srv:
+        judge = LLMJudge(base_url=srv.base_url, api_key="k", model="m", cache_dir=False, backoff_s=0.01, attempts=2)
+        rep = judge.grade_sync(task, out)
+        assert len(srv.requests) == 2  # each attempt asked, none accepted
+    assert rep.status == "error" and rep.normalized_score == 0.0
+    assert "do not match" in (rep.rubrics[0].error or "")
+    two = make_task(tmp_path / "two", [{"rubric": "R0", "weight": 1, "criterion": ["c0", "c1"]},
+                                       {"rubric": "R1", "weight": 1, "criterion": ["d0", "d1"]}])
+
+    def reply(req: dict[str, Any]) -> str:
+        text = json.dumps(req["messages"])
+        ids = [0, 0] if "d0" in text else [0, 1]
+        return json.dumps({"criteria_results": [{"index": i, "passed": True} for i in ids],
+                           "rubric_passed": True, "overall_reasoning": "all met"})
+
+    with OpenAIServer(reply) as srv:
+        judge = LLMJudge(base_url=srv.base_url, api_key="k", model="m", cache_dir=False, backoff_s=0.01, attempts=2)
+        rep = judge.grade_sync(two, out)
+    assert [r.passed for r in rep.rubrics] == [True, False] and rep.normalized_score == 0.5
 
 
 def test_recovered_replies_through_the_real_judge(tmp_path) -> None:

@@ -109,3 +109,23 @@ def test_bad_arguments_fail_before_grading(run_file, tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "jobenv.cli", "calibrate", str(path), "--judge", "checks",
                           "--repeats", "0"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+def test_calibrate_fails_when_no_judge_call_succeeds(run_file, tmp_path: Path) -> None:
+    """A judge endpoint that is not there fails before any grading (exit 2, one line); one that is there but
+    refuses every grading call gives a report whose every LLM grading errored, and the CLI exits 1 saying so."""
+    from tests.support.openai_server import Reply
+    from tests.support.ports import free_port
+
+    path, _ = run_file
+    dead = {"JOBENV_JUDGE_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "JOBENV_JUDGE_API_KEY": "k",
+            "JOBENV_JUDGE_MODEL": "judge-m"}
+    args = [sys.executable, "-m", "jobenv.cli", "calibrate", str(path), "--judge", "checks", "--judge", "llm"]
+    cli = subprocess.run(args, capture_output=True, text=True, timeout=600, env={**os.environ, **dead})
+    assert cli.returncode == 2 and "Traceback" not in cli.stderr
+    assert len(cli.stderr.strip().splitlines()) == 1 and "unreachable" in cli.stderr
+    with OpenAIServer(lambda req: Reply(status=403)) as srv:  # the model is listed; every completion is refused
+        cli = subprocess.run(args, capture_output=True, text=True, timeout=600, env={**os.environ, **_judge_env(srv)})
+        assert srv.requests  # graded, and every call failed
+    assert cli.returncode == 1, cli.stderr[-2000:]
+    assert "every grading by judge 'llm' failed" in cli.stderr and "HTTP 403" in cli.stderr

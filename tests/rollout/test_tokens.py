@@ -59,17 +59,28 @@ def test_the_cli_records_engine_tokens_and_the_export_carries_loss_masks(policy_
     out = tmp_path / "t.jsonl"
     proc = subprocess.run([sys.executable, "-m", "jobenv.cli", "rollout", "jobenv/sample", "--model", "scripted-model",
                            "--base-url", srv.base_url, "--api-key", "k", "--tasks", sample_tasks[0].id, "--judge",
-                           "checks", "--sandbox", "local", "--tokens", "--out", str(out)],
+                           "checks", "--sandbox", "local", "--tokens", "--attempts", "2", "--out", str(out)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    (t,) = read_trajectories(out)
-    assert t.status == "ok" and t.num_turns == 2
+    first, t = sorted(read_trajectories(out), key=lambda x: x.attempt)
+    assert t.status == "ok" and t.num_turns == 2 and first.attempt == 0 and t.attempt == 1
+    _assert_exact(first)
     _assert_exact(t)
+    # the first prompt's ids (the task's shared prefix) are stored once in the file, by hash; the episode lines
+    # refer to them and stay small
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    (shared,) = [r for r in lines if r.get("record") == "ids"]
+    assert shared["ids"] == t.completions[0].prompt_token_ids == first.completions[0].prompt_token_ids
+    episodes = [line for line in out.read_text().splitlines() if json.loads(line).get("record", "episode") == "episode"]
+    assert len(episodes) == 2
+    for line in episodes:
+        assert json.loads(line)["completions"][0]["prompt_ids_ref"] == shared["id"]
+        assert len(line.encode()) <= 8 * 1024 and json.dumps(shared["ids"][:40])[1:-1] not in line
     assert all(r.get("return_token_ids") is True and r.get("logprobs") is True for r in srv.requests)
     assert srv.tokenize_requests == []  # the reply carried the prompt ids
     export = tmp_path / "x.jsonl"
     export_trajectories(out, export)
-    (row,) = [json.loads(line) for line in export.read_text().splitlines()]
+    (row,) = [r for r in map(json.loads, export.read_text().splitlines()) if r["attempt"] == 1]
     (seg,) = row["token_segments"]
     assert seg["token_ids"] == t.token_segments()[0].token_ids and seg["loss_mask"] == t.token_segments()[0].loss_mask
 

@@ -112,12 +112,15 @@ def _as_stream(payload: dict[str, Any], request: dict[str, Any]) -> bytes:
 class OpenAIServer:
     """``with OpenAIServer(handler) as srv: OpenAI(base_url=srv.base_url, api_key="x")``.
 
-    ``requests`` keeps every request body received, in order.
+    ``requests`` keeps every request body received, in order. ``models``: the models it serves (None: any);
+    like OpenAI's and vLLM's servers it answers 404 for another one, both at ``GET /models/<id>`` and on a
+    completion (which then never reaches ``handler``).
     """
 
     def __init__(self, handler: Handler, *, engine_ids: bool = True, tokenize: bool = True,
-                 rewrite_history: bool = False, host: str = "127.0.0.1") -> None:
+                 rewrite_history: bool = False, host: str = "127.0.0.1", models: list[str] | None = None) -> None:
         self.handler = handler
+        self.models = models
         self.engine_ids, self.tokenize, self.rewrite_history = engine_ids, tokenize, rewrite_history
         self.tokenize_requests: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
@@ -131,8 +134,14 @@ class OpenAIServer:
                 pass
 
             def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, json.dumps({"object": "list", "data": [{"id": "test-model", "object": "model"}]}).encode())
+                path = self.path.rstrip("/")
+                if path.endswith("/models"):
+                    listed = outer.models if outer.models is not None else ["test-model"]
+                    self._send(200, json.dumps({"object": "list", "data": [{"id": m, "object": "model"}
+                                                                           for m in listed]}).encode())
+                elif "/models/" in path and outer.serves(path.rsplit("/models/", 1)[1]):
+                    self._send(200, json.dumps({"id": path.rsplit("/models/", 1)[1], "object": "model",
+                                                "owned_by": "test"}).encode())
                 else:
                     self._send(404, b'{"error": {"message": "not found"}}')
 
@@ -150,6 +159,10 @@ class OpenAIServer:
                     outer.requests.append(body)
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, b'{"error": {"message": "not found"}}')
+                    return
+                if not outer.serves(str(body.get("model"))):
+                    self._send(404, json.dumps({"error": {"message": f"The model `{body.get('model')}` does not "
+                                                          "exist.", "type": "NotFoundError", "code": 404}}).encode())
                     return
                 try:
                     reply = outer.handler(body)
@@ -228,6 +241,9 @@ class OpenAIServer:
         self._server = _Server((host, 0), _H)  # host: another address for clients in containers
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def serves(self, model: str) -> bool:
+        return self.models is None or model in self.models
 
     @property
     def base_url(self) -> str:

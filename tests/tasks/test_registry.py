@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +66,21 @@ def test_from_dir_import_maps_validates_and_writes_manifest(data_dir: Path, tmp_
     assert [t.uid for t in everything] == ["main/lawyers/task1", "main/lawyers/task2", "easy/lawyers/task1"]
 
 
+def test_list_counts_what_is_on_disk(data_dir: Path, tmp_path: Path, capsys):
+    """A partial download is listed as what is there against the published count, invalid tasks left out."""
+    from jobenv.registry import availability
+
+    snap = hub_snapshot(tmp_path / "snap", ["lawyers/task1", "lawyers/task2"], ["lawyers/task1"])
+    write_task(snap / "dataset" / "auditors" / "task1", rubrics={"rubrics": []})  # invalid: not loadable
+    cli(["download", "--from-dir", str(snap), "--revision", "abc123"])
+    capsys.readouterr()
+    assert [availability(e).count for e in ("jobbench/main", "jobbench/easy", "jobbench/all")] == [
+        "2 of 65", "1 of 63", "3 of 128"]
+    assert cli(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "jobbench/main      2 of 65 tasks  downloaded" in out.splitlines()
+
+
 def test_reimport_replaces_split_whole(data_dir: Path, tmp_path: Path):
     import_snapshot(hub_snapshot(tmp_path / "a", ["x/task1", "x/task2"], []), revision="r1", progress=False)
     import_snapshot(hub_snapshot(tmp_path / "b", ["y/task1"], []), revision="r2", progress=False)
@@ -86,6 +102,19 @@ def test_download_without_network_fails_clearly(data_dir: Path):
         from jobenv.datasets import download
 
         download("jobbench", revision="0" * 40)
+
+
+def test_download_fails_at_once_when_the_hub_cannot_be_reached(data_dir: Path):
+    """An endpoint that refuses the connection (offline, a proxy down) is one clear line, not half a minute of the
+    Hub client's retries."""
+    from tests.support.ports import free_port
+
+    env = {**os.environ, "HF_HUB_OFFLINE": "0", "HF_ENDPOINT": f"http://127.0.0.1:{free_port()}"}
+    proc = subprocess.run([sys.executable, "-m", "jobenv.cli", "download"], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert "the Hub is unreachable" in line and "refused the connection" in line and "--from-dir" in line
 
 
 def test_download_data_script_runs_the_import(data_dir: Path, tmp_path: Path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -14,6 +15,10 @@ def test_read_of_a_slow_database_ends_by_the_episode_deadline(task_folder, with_
     H.slow_sqlite(task_folder)
 
     async def go(tb, sb):
+        from jobenv.extract.service import extraction_service
+
+        # workers still importing their parsers (slow on a loaded machine) are not the read's time
+        assert await asyncio.to_thread(extraction_service().wait_ready, 120)
         tb.deadline = time.monotonic() + 3.0  # the episode has 3 s left
         t0 = time.perf_counter()
         r = await tb.call("read", {"file_path": "task_folder/slow.db"})
