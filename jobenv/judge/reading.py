@@ -51,10 +51,14 @@ SCALE_FACTORS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _NUM_RE = re.compile(
     r"(?<![\w.])(?P<open>\()?[ \t]?(?P<sign>[-+\u2212])?[ \t]?(?P<cur>US\$|[$\u20ac\u00a3\u00a5]|(?:USD|EUR|GBP)[ \t]?)?"
     r"[ \t]?(?P<sign2>[-\u2212])?"
-    r"(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)?(?P<frac>\.\d+)?(?P<exp>[eE][-+]?\d+)?"
+    # a decimal comma: "1.234,56" and "31,1" (one or two digits after the comma, no further group)
+    r"(?:(?P<eu>\d{1,3}(?:\.\d{3})+,\d+(?![\d,]))|(?<!\d,)(?P<dc>\d+,\d{1,2})(?![\d,]|\.\d)|"
+    r"(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)?(?P<frac>\.\d+)?)(?P<exp>[eE][-+]?\d+)?"
     r"(?:[ \t]?(?P<scale>thousand|million|billion|mn|mm|bn|[kKmM])(?![A-Za-z]))?"
     r"(?![\d])(?:[ \t]?(?P<pct>%|percent\b|per cent\b))?[ \t]?(?P<close>\))?"
 )
+# a footnote or citation marker after a figure ("7.1%[^1]", "7.1%\u00b9", "7.1%[2]") is no number
+FOOTNOTE_MARK_RE = re.compile(r"(?<=[\w%)\]])(?:\[\^[^\]\s]{1,12}\]|\[\d{1,2}\]|\^\d{1,2}\b|[\u00b9\u00b2\u00b3\u2070-\u2079]+)")
 
 
 def stated_scales(instructions: str) -> frozenset[str]:
@@ -67,14 +71,78 @@ def stated_scales(instructions: str) -> frozenset[str]:
 _DATE_RE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
 _WORDS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())}
+    "seventeen eighteen nineteen".split())}
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
-_WORD_RE = re.compile(
-    r"\b(?:(?P<tens>twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?P<unit>one|two|three|four|five|"
-    r"six|seven|eight|nine))?|(?P<small>zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
-    r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen))\b",
-    re.IGNORECASE,
-)
+_WORD_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_NUMBER_WORD_RE = re.compile(r"[A-Za-z]+|,|-", re.IGNORECASE)
+
+
+def _word_numbers(text: str) -> list[tuple[float, int, int]]:
+    """Spelled-out numbers of any size: (value, start, end) for "seven", "twenty-one", "one hundred and twelve",
+    "two thousand, four hundred", "a hundred", "three point five". A run of words that cannot continue a number
+    ("five six") starts a new one; "and", a comma or a hyphen only join words inside a number."""
+    toks = [(m.group(0).lower(), m.start(), m.end()) for m in _NUMBER_WORD_RE.finditer(text)]
+    out: list[tuple[float, int, int]] = []
+    i = 0
+    while i < len(toks):
+        w, start, _ = toks[i]
+        lead_a = w == "a" and i + 1 < len(toks) and toks[i + 1][0] in ("hundred", *_WORD_SCALES)
+        if w not in _WORDS and w not in _TENS and not lead_a:
+            i += 1
+            continue
+        total, group, stage, top, end = 0.0, 0.0, 0, float("inf"), toks[i][2]
+        # stage within a group below 1000: 0 empty, 1 units/teens, 2 tens, 3 hundred
+        j, pending = i, False  # pending: a joiner ("and", ",", "-") waits for a number word
+        while j < len(toks):
+            w = toks[j][0]
+            if w in ("and", ",", "-"):
+                if pending or j == i or (w == "," and stage != 0):
+                    break
+                pending = True
+                j += 1
+                continue
+            if lead_a and j == i:
+                group, stage = 1.0, 1
+            elif w in _WORDS and w != "zero" and (stage == 0 or stage in (2, 3) and group % 100 == 0
+                                                  or stage == 2 and _WORDS[w] < 10):
+                if stage == 2 and _WORDS[w] >= 10:
+                    break
+                group += _WORDS[w]
+                stage = 1
+            elif w == "zero" and j == i and not (j + 1 < len(toks) and toks[j + 1][0] == "point"):
+                end = toks[j][2]
+                j += 1
+                break
+            elif w == "zero" and j == i:
+                stage = 1
+            elif w in _TENS and (stage == 0 or stage == 3 and group % 100 == 0):
+                group += _TENS[w]
+                stage = 2
+            elif w == "hundred" and stage == 1 and 0 < group < 100:
+                group *= 100
+                stage = 3
+            elif w == "point" and j + 1 < len(toks) and toks[j + 1][0] in _WORDS and _WORDS[toks[j + 1][0]] < 10:
+                digits = ""
+                while j + 1 < len(toks) and toks[j + 1][0] in _WORDS and _WORDS[toks[j + 1][0]] < 10:
+                    j += 1
+                    digits += str(_WORDS[toks[j][0]])
+                group += float("0." + digits)
+                end = toks[j][2]
+                j += 1
+                break
+            elif w in _WORD_SCALES and stage != 0 and _WORD_SCALES[w] < top:
+                top = _WORD_SCALES[w]
+                total += group * top
+                group, stage = 0.0, 0
+            else:
+                break
+            pending = False
+            end = toks[j][2]
+            j += 1
+        if total + group > 0 or toks[i][0] == "zero":
+            out.append((total + group, start, end))
+        i = max(j, i + 1)
+    return out
 
 
 @dataclass(frozen=True)
@@ -88,12 +156,22 @@ class Num:
     scale: str = ""  # the scale unit it was written with ("thousand" for "41.25k"), already applied to ``value``
 
 
+_PCT_AFTER_RE = re.compile(r"[ \t]?(?:%|percent\b|per cent\b)", re.IGNORECASE)
+
+
 def find_numbers(text: str, *, words: bool = True) -> list[Num]:
     """Every number in ``text`` in order of appearance (see the module docstring for the formats)."""
     masked = _DATE_RE.sub(lambda m: " " * len(m.group(0)), text)
+    masked = FOOTNOTE_MARK_RE.sub(lambda m: " " * len(m.group(0)), masked)
     out: list[Num] = []
     for m in _NUM_RE.finditer(masked):
         ip, frac = m.group("int"), m.group("frac")
+        if m.group("eu"):  # "1.234,56": dots group thousands, the comma is the decimal point
+            ip, _, rest = m.group("eu").partition(",")
+            ip, frac = ip.replace(".", ""), "." + rest
+        elif m.group("dc"):  # "31,1"
+            ip, _, rest = m.group("dc").partition(",")
+            frac = "." + rest
         if not ip and not frac:
             continue
         neg = (m.group("sign") in ("-", "\u2212")) or (m.group("sign2") in ("-", "\u2212"))
@@ -109,12 +187,9 @@ def find_numbers(text: str, *, words: bool = True) -> list[Num]:
             val *= SCALE_FACTORS[unit]
         out.append(Num(-val if neg else val, m.start(), m.end(), bool(m.group("pct")), unit))
     if words:
-        for m in _WORD_RE.finditer(masked):
-            if m.group("small"):
-                val = float(_WORDS[m.group("small").lower()])
-            else:
-                val = float(_TENS[m.group("tens").lower()] + (_WORDS[m.group("unit").lower()] if m.group("unit") else 0))
-            out.append(Num(val, m.start(), m.end(), False))
+        for val, a, b in _word_numbers(masked):
+            pct = _PCT_AFTER_RE.match(masked, b)
+            out.append(Num(val, a, pct.end() if pct else b, bool(pct)))
         out.sort(key=lambda n: n.start)
     return out
 

@@ -116,7 +116,7 @@ def check_cell(c: CellCheck, ctx: Any) -> Verdict:
     values = [(t.label, _cell(r, j)) for t in tables for r in t.matching(c.match) for j in t.col(c.column)]
     if not values:
         return False, f"no row with {c.match} in {', '.join(t.label for t in tables)}"
-    bad = [(lab, v) for lab, v in values if not equal(v, c.value, c.tolerance, c.sign)]
+    bad = [(lab, v) for lab, v in values if not equal(v, c.value, c.tolerance, c.sign, ctx.scales)]
     if bad:
         return False, f"{bad[0][0]}: row {c.match} has {c.column} = " + ", ".join(show(v) for _, v in values) + (
             f" (expected {c.value!r})")
