@@ -73,6 +73,15 @@ SPRAY_LIMIT = 25
 _LINE_AWARE_RE = re.compile(r"\(\?[a-zA-Z]*m|\^|\$|\\n|\\r")
 
 
+_DOC_EXTS = {"md", "txt", "docx", "doc", "pdf", "pptx", "html", "rtf", "odt", *_TABLE_EXTS}
+
+
+def _stem(path: str) -> str:
+    """A file's folder and name without extension, case or separators ("output/Rec Notes.docx" -> "recnotes")."""
+    folder, _, name = _clean_name(path).rpartition("/")
+    return folder + "/" + re.sub(r"[\W_]+", "", name.rsplit(".", 1)[0] if "." in name else name)
+
+
 def _clean_name(pattern: str) -> str:
     p = pattern.strip().lower().removeprefix("./")
     return p.removeprefix("output/")
@@ -92,8 +101,14 @@ class CheckContext:
         return [f.path for f in self.extraction.files if fnmatch.fnmatchcase(f.path.lower(), pat)]
 
     def resolve(self, check: Any) -> tuple[str | None, str]:
-        """(the one file a check reads, "") or (None, why not)."""
+        """(the one file a check reads, "") or (None, why not). With no file of the name, the one file with the
+        same name in the same folder in another document format is the deliverable (a memo asked as .md and written as .docx or
+        .xlsx: the official judge reads every file of ``output/``)."""
         hits = sorted({rel for name in check.names for rel in self.files(name)})
+        if not hits:
+            stems = {_stem(n) for n in check.names if not any(ch in n for ch in "*?[")}
+            hits = sorted(f.path for f in self.extraction.files if _stem(f.path) in stems
+                          and f.path.rsplit(".", 1)[-1].lower() in _DOC_EXTS)
         names = " or ".join(repr(n) for n in check.names)
         if not hits:
             return None, f"no deliverable named {names}"
@@ -118,12 +133,20 @@ class CheckContext:
         """:meth:`lines_text` with whitespace collapsed (a phrase broken across lines still matches)."""
         return self._memo("flat", rel, lambda: " ".join(self.lines_text(rel).split()))
 
+    def others(self, rel: str) -> list[str]:
+        """The deliverables other than ``rel`` (every file the official judge reads)."""
+        return [f.path for f in self.extraction.files if f.path != rel]
+
     def is_table(self, rel: str) -> bool:
         return rel.rsplit(".", 1)[-1].lower() in _TABLE_EXTS
 
     def facts(self, rel: str) -> dict[str, list[str]]:
         def make() -> dict[str, list[str]]:
             f = self._files[rel]
+            if self.is_table(rel):
+                tabs = self.tables(rel)
+                if not isinstance(tabs, str):  # the cells as parsed, not the extraction's row-numbered text
+                    return reading.facts_from_lines(reading.sheet_lines(tabs))
             if self.is_table(rel) or f.kind == "workbook":
                 return reading.facts_from_lines(reading.table_lines(f.text))
             if rel.lower().endswith(".docx"):
@@ -176,6 +199,12 @@ def _check_field(c: FieldCheck, ctx: CheckContext) -> Verdict:
     if bad:
         many = f" ({len(verdicts)} values given for one label)" if len(verdicts) > 1 else ""
         return False, f"{rel}: {c.label}: {bad[0]}{many}"
+    for other in ctx.others(rel):  # one graded fact, one value: another deliverable may not offer a second
+        for label in c.labels:
+            for v in ctx.facts(other).get(reading.norm_label(label), []):
+                ok, why = judge_field_value(c, v, ctx.scales)
+                if not ok:
+                    return False, f"{other} gives {c.label} another value beside {rel}: {why}"
     return True, f"{rel}: {c.label}: {verdicts[0][1]}"
 
 
@@ -203,7 +232,29 @@ def _check_number(c: NumberCheck, ctx: CheckContext, *, presence_only: bool = Fa
                      and not close(x, c.value, tol, c.sign)})
     if rivals:
         return False, f"{rel} gives {c.value:g} and competing candidates {', '.join(f'{x:g}' for x in rivals[:5])}"
+    second = _second_value(c, ctx, rel, tol)
+    if second:
+        return False, second
     return True, f"{hits[0]:g} found in {rel} (expected {c.value:g} +/- {tol:g})"
+
+
+def _second_value(c: NumberCheck, ctx: CheckContext, rel: str, tol: float) -> str:
+    """Why the figure is offered twice, or "": a label whose value in ``rel`` gives the figure is given, in any
+    deliverable, a value with another figure of the same quantity (half to twice it) and not the figure."""
+    def gives(v: str) -> tuple[bool, bool]:
+        xs = [n.value for n in reading.find_numbers(v)]
+        return (any(close(x, c.value, tol, c.sign) for x in xs),
+                any(c.value and 0.5 <= abs(x) / abs(c.value) <= 2 and not close(x, c.value, tol, c.sign) for x in xs))
+
+    labels = [k for k, vs in ctx.facts(rel).items() if any(gives(v)[0] for v in vs)]
+    for f in [rel, *ctx.others(rel)]:
+        facts = ctx.facts(f)
+        for k in labels:
+            for v in facts.get(k, []):
+                hit, rival = gives(v)
+                if rival and not hit:
+                    return f"{f} gives {k!r} another value ({v!r}) beside {c.value:g} in {rel}"
+    return ""
 
 
 def _check_text(c: TextCheck, ctx: CheckContext) -> Verdict:

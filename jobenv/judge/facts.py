@@ -179,7 +179,8 @@ _NUMBER_CONTEXT_RE = re.compile(
     r"superseded|old|change|delta|difference|ci|confidence|interval|range|se|sd|iqr|median|base|denominator|"
     r"numerator|of|out of|per|excluded|excluding|removed|less|minus|plus|including|included|gross|net|raw|"
     r"randomi[sz]ed|enrolled|screened|received|rounded|approx(?:imately)?|about|roughly|nearly|around|circa|"
-    r"i\.e\.|ie|\u2248|~)(?!\w)", re.IGNORECASE)
+    r"i\.e\.|ie|\u2248|~|(?:19|20)\d{2}|q[1-4]|fy\d{0,4}|h[12]|ytd|quarter|month|year|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*)(?!\w)", re.IGNORECASE)
 
 
 # a figure offered under a condition is a second answer whatever else the aside says

@@ -42,6 +42,7 @@ __all__ = [
     "strip_markup",
     "facts_from_lines",
     "table_lines",
+    "sheet_lines",
 ]
 
 # a scale word and the unit it names ("41.25k" is 41.25 thousand); the units' factors
@@ -58,7 +59,7 @@ _NUM_RE = re.compile(
     r"(?![\d])(?:[ \t]?(?P<pct>%|percent\b|per cent\b))?[ \t]?(?P<close>\))?"
 )
 # a footnote or citation marker after a figure ("7.1%[^1]", "7.1%\u00b9", "7.1%[2]") is no number
-FOOTNOTE_MARK_RE = re.compile(r"(?<=[\w%)\]])(?:\[\^[^\]\s]{1,12}\]|\[\d{1,2}\]|\^\d{1,2}\b|[\u00b9\u00b2\u00b3\u2070-\u2079]+)")
+FOOTNOTE_MARK_RE = re.compile(r"(?<=[\w%)\]])(?:\[\^[^\]\s]{1,12}\]| ?\[\d{1,2}\]|\^\d{1,2}\b|[\u00b9\u00b2\u00b3\u2070-\u2079]+)")
 
 
 def stated_scales(instructions: str) -> frozenset[str]:
@@ -249,55 +250,109 @@ _FACT_RE = re.compile(r"^(?P<label>[^:=|]{1,80}?)\s*(?::|=|\s[\u2013\u2014]\s)\s
 _RULE_ROW_RE = re.compile(r"^[\s|:\-+=]+$")
 
 
-def _row_fact(cells: list[str]) -> tuple[str, str] | None:
+_FOOTNOTE_DEF_RE = re.compile(r"^\s*\[\^(?P<id>[^\]\s]{1,12})\]:\s*(?P<text>.+?)\s*$")
+_FOOTNOTE_REF_RE = re.compile(r"\[\^(?P<id>[^\]\s]{1,12})\]")
+
+
+def _aside(text: str, head: str = "") -> str:
+    """Text as one parenthetical aside (inner parentheses become brackets), named by its column header if any."""
+    body = text.strip().replace("(", "[").replace(")", "]")
+    return f"({head.strip()}: {body})" if head.strip() else f"({body})"
+
+
+def _row_fact(cells: list[str], header: list[str] | None = None) -> tuple[str, str] | None:
+    """A table row's fact: its first filled cell labels the next one; further filled cells follow the value as
+    asides named by their column header ("7.1% (Alternative: 7.4%)"), so a row cannot offer a second value
+    unread."""
     cells = [c.strip() for c in cells]
-    filled = [c for c in cells if c]
+    filled = [(j, c) for j, c in enumerate(cells) if c]
     if len(filled) < 2:
         return None
-    return filled[0], filled[1]
+    extra = [_aside(c, header[j] if header and j < len(header) else "") for j, c in filled[2:]]
+    return filled[0][1], " ".join([filled[1][1], *extra])
 
 
 def facts_from_lines(lines: list[str]) -> dict[str, list[str]]:
-    """Labelled facts of a document given as lines: {label key: [values in order]} (see the module docstring)."""
+    """Labelled facts of a document given as lines: {label key: [values in order]} (see the module docstring).
+    A Markdown footnote marker on a value ("7.1%[^1]") brings its footnote into the value as an aside."""
     out: dict[str, list[str]] = {}
+    notes = {m.group("id"): m.group("text") for m in map(_FOOTNOTE_DEF_RE.match, lines) if m}
 
     def add(label: str, value: str) -> None:
-        value = value.strip()
+        value = _FOOTNOTE_REF_RE.sub(lambda m: " " + _aside(notes[m.group("id")]) if m.group("id") in notes else "",
+                                     value).strip()
         if not value:
             return
-        for key in label_keys(label):
+        for key in label_keys(_FOOTNOTE_REF_RE.sub("", label)):
             if key:
                 out.setdefault(key, []).append(value)
 
+    header: list[str] | None = None
+    prev: list[str] | None = None
     for raw in lines:
         line = raw.strip()
-        if not line or _RULE_ROW_RE.match(line):
+        if not line:
+            header = prev = None
             continue
-        if "|" in line:
-            fact = _row_fact(line.strip("|").split("|"))
+        if _RULE_ROW_RE.match(line):
+            if "|" in line and prev is not None:
+                header = prev  # the row above a Markdown rule row names the columns
+            continue
+        if _FOOTNOTE_DEF_RE.match(line):
+            continue
+        if "|" in line or "\t" in line:
+            cells = line.strip("|").split("|") if "|" in line else line.split("\t")
+            fact = _row_fact(cells, header)
             if fact:
                 add(*fact)
+            prev = [c.strip() for c in cells]
             continue
-        if "\t" in line:
-            fact = _row_fact(line.split("\t"))
-            if fact:
-                add(*fact)
-            continue
+        header = prev = None
         m = _FACT_RE.match(strip_markup(_MARKER_RE.sub("", line)))
         if m:
             add(m.group("label"), m.group("value"))
     return out
 
 
+def _cell_text(v: Any) -> str:
+    if v is None or isinstance(v, Uncomputed):
+        return ""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v).replace("|", "/").replace("\n", " ")
+
+
+def sheet_lines(sheets: list[tuple[str, list[list[Any]]]]) -> list[str]:
+    """Parsed sheets (name, rows of cells) as ``a | b`` lines for :func:`facts_from_lines`, each sheet's first row
+    of two filled cells marked as its header."""
+    out: list[str] = []
+    for _, rows in sheets:
+        out.append("")
+        header = False
+        for row in rows:
+            cells = [_cell_text(v) for v in row]
+            out.append(" | ".join(cells))
+            if not header and sum(1 for c in cells if c.strip()) >= 2:
+                out.append("|---|")
+                header = True
+    return out
+
+
 def table_lines(text: str) -> list[str]:
     """CSV text (a csv file or an extracted workbook) as ``a | b`` lines for :func:`facts_from_lines`."""
-    out = []
+    out: list[str] = []
+    first = True
     for line in text.splitlines():
         if line.startswith("--- sheet:"):
+            out.append("")  # a new sheet starts a new table
+            first = True
             continue
         try:
             cells = next(csv.reader([line]))
         except (csv.Error, StopIteration):
             continue
         out.append(" | ".join(c.replace("|", "/") for c in cells))
+        if first and sum(1 for c in cells if c.strip()) >= 2:  # a sheet's first row names its columns
+            out.append("|---|")
+            first = False
     return out
