@@ -10,7 +10,10 @@ The rules (stated once, used by :mod:`jobenv.judge.checks` and :mod:`jobenv.judg
   ("seven of the 12", "7/12", "312 out of 316", "53.7 per 100") and file names' digits ignored; words of a fall
   ("a decrease of 28", "down 28", "4,874 below budget") give a bare figure the minus an expected negative has;
   a worked value gives its result ("10/26 = 38.5%") and a comparison's figure is context ("38.5 vs 34.6"). One must be
-  within the tolerance and none of the same magnitude (a tenth to ten times) outside it.
+  within the tolerance and none of the same magnitude (a tenth to ten times) outside it. A figure also reads in
+  each unit the instructions name; for a percentage label, a proportion or a fraction of counts reads as its
+  percentage. An aside's figure near the expected one (half to twice it) is a second answer unless it restates
+  it rounded or is framed as context without a condition (``_aside_rivals``).
 * A value is one answer: its first clause (asides included) must not offer another through "or" (the comparative
   "or more", "or below"... aside), "and/or", "either", "possibly", "perhaps", "maybe", "alternatively",
   "otherwise", "unless", "depending", "arguably", an alternative result ("on the rerun", "recount",
@@ -179,8 +182,9 @@ _NUMBER_CONTEXT_RE = re.compile(
     r"superseded|old|change|delta|difference|ci|confidence|interval|range|se|sd|iqr|median|base|denominator|"
     r"numerator|of|out of|per|excluded|excluding|removed|less|minus|plus|including|included|gross|net|raw|"
     r"randomi[sz]ed|enrolled|screened|received|rounded|approx(?:imately)?|about|roughly|nearly|around|circa|"
-    r"i\.e\.|ie|\u2248|~|(?:19|20)\d{2}|q[1-4]|fy\d{0,4}|h[12]|ytd|quarter|month|year|"
-    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*)(?!\w)", re.IGNORECASE)
+    r"i\.e\.|ie|\u2248|~|q[1-4]|fy\d{0,4}|h[12]|ytd|quarter|month|year|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*)(?!\w)|(?<![\w-])(?:19|20)\d{2}(?![\w-])",
+    re.IGNORECASE)
 
 
 # a figure offered under a condition is a second answer whatever else the aside says
@@ -319,9 +323,11 @@ def _aside_alternative(value: str, options: Sequence[str], single: bool) -> str 
 
 
 def _appositive(value: str) -> str:
-    """The first sentence of a value without its clauses that contrast or rule out (see ``_CONTRAST_RE``)."""
-    sentence = re.split(r"(?<=\w)[.;]\s|[.;]$", value, maxsplit=1)[0]
-    return " ".join(p for p in re.split(r",\s+|\s[-\u2013\u2014]\s", sentence) if not _CONTRAST_RE.search(p))
+    """The first sentence of a value, asides dropped, without its later clauses that contrast or rule out (see
+    ``_CONTRAST_RE``)."""
+    sentence = re.split(r"(?<=\w)[.;]\s|[.;]$", _drop_asides(value), maxsplit=1)[0]
+    parts = re.split(r",\s+|\s[-\u2013\u2014]\s", sentence)
+    return " ".join([parts[0], *(p for p in parts[1:] if not _CONTRAST_RE.search(p))])
 
 
 _ID_MARK_RE = re.compile(r"(?:#|\bno\.?\s*|\bnumber\s+|\bnr\.?\s*|\bref\.?\s*)(?=\w)", re.IGNORECASE)
@@ -358,6 +364,22 @@ def _judge_token(value: str, expected: str) -> Verdict:
     return True, repr(value)
 
 
+def _aside_list(value: str, got: set[str], expected: Sequence[str]) -> str | None:
+    """An aside of a list value (a further table cell) that is itself a competing list, or None: it splits into
+    items and names one the value lists beside others, or one shaped like an expected item ("JE-2026-10671") that
+    the value does not list, without contrasting or ruling it out ("(JE-2026-10670; all others)")."""
+    shapes = {_shape(norm(i)) for i in expected}
+    for aside in _ASIDE_RE.findall(_first_clause(value, listing=True)):
+        if _CONTRAST_RE.search(aside) or _NUMBER_CONTEXT_RE.search(aside):
+            continue
+        items = {i for i in (norm(p) for p in _LIST_SPLIT_RE.split(norm(aside))) if i}
+        if items == got:
+            continue
+        if (len(items) > 1 and items & got) or any(_shape(i) in shapes and i not in got for i in items):
+            return aside
+    return None
+
+
 def judge_field_value(c: FieldCheck, value: str, scales: frozenset[str] = frozenset()) -> Verdict:
     """Whether one labelled value passes ``c`` (see the module docstring); ``scales`` are the units the task's
     instructions name (:func:`jobenv.judge.reading.stated_scales`)."""
@@ -387,6 +409,9 @@ def judge_field_value(c: FieldCheck, value: str, scales: frozenset[str] = frozen
         named = mentions(value, c.mentions)
         return (True, repr(value)) if named else (False, f"{value!r} names none of {c.mentions}")
     got = set(_items(value, c.options))
+    rival = None if c.options else _aside_list(value, got, [*(c.items or []), *(c.contains or [])])
+    if rival is not None:
+        return False, f"{value!r} offers a second list in an aside ({rival!r}): a labelled value is one answer"
     if c.items is not None:
         want_set = {norm(i) for i in c.items}
         if not want_set:  # "none", whatever explanation follows (a second answer failed above), naming no option

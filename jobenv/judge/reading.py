@@ -3,11 +3,15 @@
 Used by :mod:`jobenv.judge.checks`; every rule here decides scores, so each is stated once:
 
 * Numbers: ``1,234.5``, ``$1,234``, ``USD 1,234``, ``(1,234)`` (= -1234), ``-3``/``−3``, ``12.5%`` (= 12.5,
-  marked as a percentage), ``1.2 million``/``1.2m``/``41.25k``/``2bn``, and the number words zero to
-  twenty, the tens and ``twenty-one`` forms. Dates (``2026-07-01``, ``7/1/2026``) are not numbers.
+  marked as a percentage), ``1.2 million``/``1.2m``/``41.25k``/``2bn``, decimal commas (``26,9 %``,
+  ``1.234,56``: one or two digits after the comma and no further group; three digits group thousands), and
+  numbers spelled out at any size (``twenty-one``, ``one hundred and twelve``, ``two thousand, four hundred``,
+  ``four point two five``). Dates (``2026-07-01``, ``7/1/2026``) and footnote markers (``7.1%[^1]``, ``¹``,
+  ``[2]``) are not numbers.
 * Labelled facts: a ``Label: value`` (or ``Label = value``) line, with list markers, headings and Markdown
   emphasis removed, or a table row (Markdown ``| a | b |``, slide ``a | b``, csv, sheet or Word table), whose
-  first non-empty cell is the label and next non-empty cell the value. Labels compare case-insensitively,
+  first non-empty cell is the label and next non-empty cell the value; further cells follow the value as
+  asides named by their column header, and a Markdown footnote on the value joins it as an aside. Labels compare case-insensitively,
   with whitespace collapsed and a trailing parenthetical ("Total (USD)") optional.
 * Tables: csv/tsv files and workbook sheets as rows of cells. Workbook cells are read with their number
   format: a percent-formatted cell holding 0.153 reads as 15.3. A formula cell reads through the same

@@ -279,3 +279,14 @@ def test_a_memo_in_another_folder_is_not_the_deliverable(tmp_path: Path) -> None
     (out / "drafts").mkdir(parents=True)
     (out / "drafts" / "memo.docx").write_bytes(b"")
     assert not run(RATE, out)[0]
+
+
+@pytest.mark.parametrize("row, expected", [
+    ("| Duplicate ids | JE-2026-10670 |", True),
+    ("| Duplicate ids | JE-2026-10670 | re-sent on 14 Aug with the same amount |", True),
+    ("| Duplicate ids | JE-2026-10670 | JE-2026-10670; all others |", False),
+    ("| Duplicate ids | JE-2026-10670 | JE-2026-10671 |", False),
+])
+def test_a_table_row_offering_a_second_list(tmp_path: Path, row: str, expected: bool) -> None:
+    check = field("Duplicate ids", items=["JE-2026-10670"])
+    assert run(check, memo(tmp_path, row + "\n"))[0] is expected
