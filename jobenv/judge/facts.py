@@ -12,8 +12,9 @@ The rules (stated once, used by :mod:`jobenv.judge.checks` and :mod:`jobenv.judg
   a worked value gives its result ("10/26 = 38.5%") and a comparison's figure is context ("38.5 vs 34.6"). One must be
   within the tolerance and none of the same magnitude (a tenth to ten times) outside it. A figure also reads in
   each unit the instructions name; for a percentage label, a proportion or a fraction of counts reads as its
-  percentage. An aside's figure near the expected one (half to twice it) is a second answer unless it restates
-  it rounded or is framed as context without a condition (``_aside_rivals``).
+  percentage. An aside's figure near the expected one (two thirds to one and a half times it) is a second answer
+  unless it restates it rounded, is part of a breakdown summing to it, or is framed as context without a
+  condition (``_aside_rivals``).
 * A value is one answer: its first clause (asides included) must not offer another through "or" (the comparative
   "or more", "or below"... aside), "and/or", "either", "possibly", "perhaps", "maybe", "alternatively",
   "otherwise", "unless", "depending", "arguably", an alternative result ("on the rerun", "recount",
@@ -181,7 +182,10 @@ _NUMBER_CONTEXT_RE = re.compile(
     r"initial(?:ly)?|budget(?:ed)?|plan(?:ned)?|target|forecast|limit|threshold|cap|baseline|benchmark|stale|"
     r"superseded|old|change|delta|difference|ci|confidence|interval|range|se|sd|iqr|median|base|denominator|"
     r"numerator|of|out of|per|excluded|excluding|removed|less|minus|plus|including|included|gross|net|raw|"
-    r"randomi[sz]ed|enrolled|screened|received|rounded|approx(?:imately)?|about|roughly|nearly|around|circa|"
+    r"randomi[sz]ed|enrolled|screened|received|delivered|loaded|extracted|input|source|raw|rows?|records?|"
+    r"duplicates?|dedup\w*|total|subtotal|rounded|approx(?:imately)?|about|roughly|nearly|around|circa|"
+    r"not|no longer|replac\w+|supersed\w+|correct(?:ed|ion)|error|wrong|incorrect|typo|stated|said|says|"
+    r"claimed|quoted|proposed|requested|request|draft|assumed|expected|reported|according|"
     r"i\.e\.|ie|\u2248|~|q[1-4]|fy\d{0,4}|h[12]|ytd|quarter|month|year|"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*)(?!\w)|(?<![\w-])(?:19|20)\d{2}(?![\w-])",
     re.IGNORECASE)
@@ -194,20 +198,23 @@ _CONDITION_RE = re.compile(r"\b(?:if|when|whenever|assuming|counting|treating|un
 
 def _aside_rivals(value: str, wants: list[float], c: Any, scales: frozenset[str], percent: bool) -> list[float]:
     """Figures an aside or footnote of the value's first clause offers for the same fact: near an expected value
-    (half to twice it), not within its tolerance, not a restatement of it and not framed as context (see
+    (two thirds to one and a half times it), not a breakdown summing to it, not within its tolerance, not a restatement of it and not framed as context (see
     ``_NUMBER_CONTEXT_RE``). "7.1% (7.4% on a stricter count)" offers 7.4; "(95% CI 4.1 to 6.8)" offers none."""
     out = []
     for aside in _ASIDE_RE.findall(_first_clause(value)):
         aside = _FILE_NAME_RE.sub(" ", aside)
         if _NUMBER_CONTEXT_RE.search(aside) and not _CONDITION_RE.search(aside):
             continue
-        for n in find_numbers(aside):
+        found = find_numbers(aside)
+        if len(found) > 1 and any(close(sum(n.value for n in found), w, allowed(c, w), c.sign) for w in wants):
+            continue  # a breakdown of the answer ("96 (Placebo 49, Active 47)")
+        for n in found:
             for w in wants:
                 tol = allowed(c, w)
                 xs = _readings(n, None, scales, percent)
                 if any(close(x, w, tol, c.sign) for x in xs) or _restates(aside, n, w, tol):
                     continue
-                if any(w and 0.5 <= abs(x) / abs(w) <= 2 for x in xs):
+                if any(w and 2 / 3 <= abs(x) / abs(w) <= 1.5 for x in xs):
                     out.append(n.value)
     return out
 

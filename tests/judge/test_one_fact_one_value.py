@@ -120,6 +120,11 @@ RATE = field("Overall rate", number=7.1, tolerance=0.05)
     ("Overall rate: 7.1% [2]\n", True),
     ("Overall rate: 7.1% (95% CI 6.2 to 8.0)\n", True),
     ("Overall rate: 7.1% (about 7%)\n", True),
+    ("Overall rate: 7.1% (Medicine 4.0, Surgery 3.1)\n", True),  # a breakdown summing to the answer
+    ("Overall rate: 7.1% (7.0% in the raw extract)\n", True),
+    ("Overall rate: 7.1% (the request quoted 7.9%)\n", True),
+    ("Overall rate: 7.1% (not 7.4%: the re-sent stays are counted once)\n", True),
+    ("Overall rate: 7.1% (8.0% on the stricter definition)\n", False),
     ("Overall rate: 7.1%[^1]\n\n[^1]: Counting transfers as readmissions gives 7.6%.\n", False),
     ("Overall rate: 7.1%[^a]\n\n[^a]: 7.5% when same-day returns are kept.\n", False),
     ("Overall rate: 7.1% (7.6% with the transfer rule applied)\n", False),
