@@ -214,7 +214,7 @@ def _aside_rivals(value: str, wants: list[float], c: Any, scales: frozenset[str]
                 xs = _readings(n, None, scales, percent)
                 if any(close(x, w, tol, c.sign) for x in xs) or _restates(aside, n, w, tol):
                     continue
-                if any(w and 2 / 3 <= abs(x) / abs(w) <= 1.5 for x in xs):
+                if any((2 / 3 <= abs(x) / abs(w) <= 1.5) if w else abs(x) <= 10 for x in xs):
                     out.append(n.value)
     return out
 
@@ -275,6 +275,8 @@ _COMPARATIVE = r"more|less|fewer|greater|higher|lower|above|below|over|under|lat
 _ALTERNATIVE_RE = re.compile(
     rf"\band\s*/\s*or\b|\bor\b(?!\s+(?:{_COMPARATIVE})\b)|\b(?:either|possibly|perhaps|maybe|alternatively|"
     r"otherwise|unless|depending|arguably|alternate|alternative(?!\s+to\b)|re-?run|second run|recount|"
+    r"to be (?:confirmed|determined|decided)|tb[cd]|not (?:yet )?(?:determined|confirmed)|undetermined|"
+    r"provisional(?:ly)?|tentative(?:ly)?|"
     r"recalculat\w*|(?:an)?other (?:reading|interpretation)|(?:under|on) (?:a|an|the) [\w-]+ (?:reading|basis|"
     r"interpretation|assumption|method|definition|view))\b|(?<!\beven )(?<!\bas )\bif\b|\S\s+/\s+\S",
     re.IGNORECASE)
@@ -342,7 +344,8 @@ _TOKEN_RE = re.compile(r"[\w][\w.\-/]*\w|\w")
 
 
 def _shape(token: str) -> str:
-    return re.sub(r"(\w)\1+", r"\1", re.sub(r"[A-Za-z]", "a", re.sub(r"\d", "9", token)))
+    """A token's form: letters as one "a" per run, every digit as "9" ("JE-2026-10670" -> "a-9999-99999")."""
+    return re.sub(r"a+", "a", re.sub(r"[A-Za-z]", "a", re.sub(r"\d", "9", token)))
 
 
 def _judge_token(value: str, expected: str) -> Verdict:
@@ -360,14 +363,16 @@ def _judge_token(value: str, expected: str) -> Verdict:
     pat = re.compile(r"(?<![\w-])" + re.escape(want) + r"(?![\w-]|\.\w)")
     if not pat.search(head):
         return False, f"{value!r} is not {expected!r}"
-    rest = pat.sub(" ", head)
-    if _FILE_NAME_RE.fullmatch(want):
-        other = _FILE_NAME_RE.search(rest)
-    else:
-        other = next((m for m in _TOKEN_RE.finditer(rest) if _shape(m.group(0)) == _shape(want)
-                      and any(ch.isdigit() for ch in want)), None)
-    if other:
-        return False, f"{value!r} gives {other.group(0)!r} beside {expected!r}"
+    # the rest of the first sentence, and its asides (a further table cell, a footnote) that do not contrast
+    rest = [pat.sub(" ", head), *(norm(a) for a in _ASIDE_RE.findall(_first_clause(v)) if not _CONTRAST_RE.search(a))]
+    for text in rest:
+        if _FILE_NAME_RE.fullmatch(want):
+            other = _FILE_NAME_RE.search(pat.sub(" ", text))
+        else:
+            other = next((m for m in _TOKEN_RE.finditer(pat.sub(" ", text)) if _shape(m.group(0)) == _shape(want)
+                          and any(ch.isdigit() for ch in want)), None)
+        if other:
+            return False, f"{value!r} gives {other.group(0)!r} beside {expected!r}"
     return True, repr(value)
 
 
@@ -377,7 +382,7 @@ def _aside_list(value: str, got: set[str], expected: Sequence[str]) -> str | Non
     the value does not list, without contrasting or ruling it out ("(JE-2026-10670; all others)")."""
     shapes = {_shape(norm(i)) for i in expected}
     for aside in _ASIDE_RE.findall(_first_clause(value, listing=True)):
-        if _CONTRAST_RE.search(aside) or _NUMBER_CONTEXT_RE.search(aside):
+        if _CONTRAST_RE.search(aside) and not _CONDITION_RE.search(aside):
             continue
         items = {i for i in (norm(p) for p in _LIST_SPLIT_RE.split(norm(aside))) if i}
         if items == got:

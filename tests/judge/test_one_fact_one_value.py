@@ -169,6 +169,8 @@ def test_identifiers_with_a_number_sign(tmp_path: Path, value: str, expected: bo
     ("the March reissue, extract_2025-03.csv", True), ("output/extract_2025-03.csv", True),
     ("extract_2025-03.csv (extract_2025-03.csv in the folder)", True),
     ("extract_2025-03.csv and extract_2024-12.csv", False), ("the March reissue", False),
+    ("extract_2025-03.csv (supersedes extract_2024-12.csv)", True),
+    ("extract_2025-03.csv (extract_2024-12.csv)", False), ("extract_2025-03.csv (to be confirmed)", False),
 ])
 def test_a_file_named_twice_is_one_answer(tmp_path: Path, value: str, expected: bool) -> None:
     verdict = run(field("Data file", equals="extract_2025-03.csv"), memo(tmp_path, f"Data file: {value}\n"))
@@ -295,3 +297,22 @@ def test_a_memo_in_another_folder_is_not_the_deliverable(tmp_path: Path) -> None
 def test_a_table_row_offering_a_second_list(tmp_path: Path, row: str, expected: bool) -> None:
     check = field("Duplicate ids", items=["JE-2026-10670"])
     assert run(check, memo(tmp_path, row + "\n"))[0] is expected
+
+
+def test_the_probes_offer_second_answers_beside_the_value(tmp_path: Path) -> None:
+    """jobenv.judge.probes.hedge's SECOND_ANSWERS (a row's further cell, a footnote, a second memo) lose the
+    rubrics they hedge, while the output they start from keeps them."""
+    from jobenv.judge.probes import SECOND_ANSWERS, hedge
+
+    checks = [RATE, field("Data file", equals="extract_2025-03.csv"), field("Duplicate ids", items=["JE-2026-10670"]),
+              field("Decision", equals="ESCALATE", options=["ESCALATE", "NO ESCALATION"])]
+    rubrics = parse_rubrics({"rubrics": [{"rubric": f"r{i}", "weight": 1, "criterion": ["c"], "jobenv_checks": [c]}
+                                         for i, c in enumerate(checks)]})
+    src = memo(tmp_path / "src", "# Memo\n\nOverall rate: 7.1%\nData file: extract_2025-03.csv\n"
+                                 "Duplicate ids: JE-2026-10670\nDecision: ESCALATE\n")
+    assert all(v is not None and v[0] for row in evaluate_rubrics(rubrics, src) for v in row)
+    for how in SECOND_ANSWERS:
+        out, must_fail = hedge(src, tmp_path / how, rubrics, how)
+        verdicts = evaluate_rubrics(rubrics, out)
+        assert must_fail == [0, 1, 2, 3]
+        assert [v[0] for row in verdicts for v in row if v is not None] == [False] * 4, (how, verdicts)
