@@ -62,7 +62,14 @@ from .base import Judge, empty_output_report, rejected_report
 from .facts import Verdict, allowed, close, judge_field_value
 from .reading import parse_numbers, to_number
 from .report import CriterionResult, GradeReport, RubricResult, build_report
-from .substance import needs_substance, placeholder_only, proves_work, stated, work_leaves
+from .substance import (
+    copied_cells,
+    needs_substance,
+    placeholder_only,
+    proves_work,
+    stated,
+    work_leaves,
+)
 from .tables import check_cell, check_columns, check_row_count
 
 __all__ = ["ChecksJudge", "CheckContext", "evaluate_check", "evaluate_rubrics",
@@ -355,12 +362,13 @@ def _substance(rel: str, work: list[Any], ctx: CheckContext, seen: dict[str, boo
 
 
 def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction | Path, *,
-                     instructions: str = "") -> list[list[Verdict | None]]:
+                     instructions: str = "", inputs: Path | None = None) -> list[list[Verdict | None]]:
     """Per rubric, per criterion: (passed, evidence), or None where the criterion needs the LLM judge.
 
     ``rubrics`` are :class:`jobenv.tasks.Rubric` models (a rubric without checks gives None for every
     criterion); ``source`` an output directory, its extraction or a context; ``instructions`` the task's text
-    (a row count it states is no proof of work). Never raises for a bad
+    (a row count it states is no proof of work); ``inputs`` the task's input folder (a cell its tables state is no
+    proof of work, :func:`jobenv.judge.substance.copied_cells`). Never raises for a bad
     deliverable. This is the one evaluator of check definitions (judges and the generator's gate).
     """
     if isinstance(source, CheckContext):
@@ -369,7 +377,8 @@ def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction |
         ctx = CheckContext(source)
     else:
         ctx = CheckContext(extraction_service().extract_output_sync(Path(source), with_images=False, total_cap=None))
-    known = stated(instructions)
+    leaves = [leaf for r in rubrics for c in (r.checks or []) for leaf in check_leaves(c)]
+    known = stated(instructions, copied_cells(leaves, inputs))
     ctx.scales = reading.stated_scales(instructions)
     work = [leaf for r in rubrics for c in (r.checks or []) for leaf in work_leaves(c) if proves_work(leaf, known)]
     substance: dict[str, bool] = {}
@@ -467,7 +476,8 @@ class ChecksJudge(Judge):
             if ex.empty:
                 return empty_output_report(task, self.kind, None, self.mode, t0)
             results = check_results(task, evaluate_rubrics(task.rubrics, CheckContext(ex),
-                                                           instructions=getattr(task, "instructions", "") or ""))
+                                                           instructions=getattr(task, "instructions", "") or "",
+                                                           inputs=getattr(task, "task_folder", None)))
             return build_report(task, results, judge_kind=self.kind, judge_model=None, mode=self.mode,
                                 latency_s=time.perf_counter() - t0)
         except Exception as exc:  # fail-closed: never a score from a crashed grader

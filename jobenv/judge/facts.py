@@ -313,6 +313,14 @@ _POSSIBLE_RE = re.compile(r"\b(?:possible|possibly|could|might|may|maybe|perhaps
                           r"arguably|also (?:valid|acceptable|defensible|correct))\b", re.IGNORECASE)
 
 
+def _without(text: str, options: Sequence[str]) -> str:
+    """``text`` with the allowed answers it names blanked out."""
+    out = " " + norm(text) + " "
+    for opt in sorted({norm(o) for o in options if norm(o)}, key=len, reverse=True):
+        out = re.sub(r"(?<![^\W_])(?<!-)" + re.escape(opt) + r"(?![^\W_])(?!-)", " ", out)
+    return out
+
+
 def _aside_alternative(value: str, options: Sequence[str], single: bool) -> str | None:
     """An aside that names an allowed answer the value does not give, without comparing or ruling it out
     ("July (August on a stricter reading)"), or a later clause (after a ``single`` answer, or after a list's
@@ -322,7 +330,7 @@ def _aside_alternative(value: str, options: Sequence[str], single: bool) -> str 
     main = set(mentions(_drop_asides(first), options)) or set(mentions(_drop_asides(_appositive(value)), options))
     for aside in _ASIDE_RE.findall(value):
         others = [o for o in mentions(aside, options) if o not in main]
-        if others and not _CONTRAST_RE.search(aside):
+        if others and not _CONTRAST_RE.search(_without(aside, options)):  # the answer "no" is no contrast
             return others[0]
     later = value[len(first):]
     others = [o for o in mentions(_drop_asides(later), options) if o not in main]

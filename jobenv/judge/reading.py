@@ -67,10 +67,21 @@ FOOTNOTE_MARK_RE = re.compile(r"(?<=[\w%)\]])(?:\[\^[^\]\s]{1,12}\]| ?\[\d{1,2}\
 
 
 def stated_scales(instructions: str) -> frozenset[str]:
-    """The scale units ("thousand", "million", "billion") a task's instructions name ("in $ millions", "'000")."""
+    """The scale units ("thousand", "million", "billion") a task's instructions name ("in $ millions", "'000",
+    "USD m", "$bn")."""
     text = instructions.lower()
     found = {w for w in SCALE_FACTORS if w in text}
-    return frozenset(found | ({"thousand"} if re.search(r"'000|\b000s\b", text) else set()))
+    for unit, pattern in _SCALE_ABBREVIATIONS.items():
+        if re.search(pattern, text):
+            found.add(unit)
+    return frozenset(found)
+
+
+# a unit written short in a request ("in $m", "USD mn", "EUR bn", "$k", "'000")
+_CUR = r"(?:\$|usd|us\$|eur|gbp|\u20ac|\u00a3)\s?"
+_SCALE_ABBREVIATIONS = {"thousand": rf"'000|\b000s\b|{_CUR}k\b|\bk{_CUR}",
+                        "million": rf"{_CUR}(?:m|mn|mm)\b|\b(?:m|mn|mm){_CUR}",
+                        "billion": rf"{_CUR}(?:bn|b)\b|\bbn\b"}
 
 
 _DATE_RE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -79,6 +80,16 @@ def test_spelled_out_counts_above_one_hundred(tmp_path: Path, value: str, expect
 def test_scale_words_in_the_stated_unit(tmp_path: Path, value: str, expected: bool) -> None:
     verdict = run(field(number=318.4, tolerance=0.05), memo(tmp_path, f"Answer: {value}\n"),
                   instructions="Answer: <USD millions, 1 decimal>")
+    assert verdict[0] is expected, verdict
+
+
+@pytest.mark.parametrize("instructions, expected", [
+    ("Answer: <USD m, 1 decimal>", True), ("Answer: <in $mn>", True), ("Answer: <EUR millions>", True),
+    ("Answer: <USD, whole dollars>", False), ("Answer: <mm of rainfall>", False),
+])
+def test_the_unit_a_request_writes_short(tmp_path: Path, instructions: str, expected: bool) -> None:
+    verdict = run(field(number=318.4, tolerance=0.05), memo(tmp_path, "Answer: $318.4 million\n"),
+                  instructions=instructions)
     assert verdict[0] is expected, verdict
 
 
@@ -316,3 +327,52 @@ def test_the_probes_offer_second_answers_beside_the_value(tmp_path: Path) -> Non
         verdicts = evaluate_rubrics(rubrics, out)
         assert must_fail == [0, 1, 2, 3]
         assert [v[0] for row in verdicts for v in row if v is not None] == [False] * 4, (how, verdicts)
+
+
+# ---- substance: figures the inputs state ---------------------------------------------------------------------
+
+def _copy_task(tmp_path: Path, rows: int) -> tuple[Path, list[Any]]:
+    inputs = tmp_path / "task_folder"
+    inputs.mkdir()
+    (inputs / "approved_budget.csv").write_text(
+        "firm,approved_budget\nAcme,52.0\nBolt,17.5\nCrest,8.25\n", encoding="utf-8")
+    checks = [
+        [{"kind": "cell", "file": "cmp.csv", "match": {"firm": "Acme"}, "column": "budget", "value": 52.0,
+          "tolerance": 0.05}],
+        [{"kind": "cell", "file": "cmp.csv", "match": {"firm": "Acme"}, "column": "actual", "value": 61.3,
+          "tolerance": 0.05}],
+        [{"kind": "columns", "file": "cmp.csv", "columns": ["firm", "budget", "actual"]},
+         {"kind": "row_count", "file": "cmp.csv", "count": rows}],
+    ]
+    rubrics = parse_rubrics({"rubrics": [{"rubric": f"r{i}", "weight": 1, "criterion": [f"c{j}" for j in range(len(c))],
+                                          "jobenv_checks": c} for i, c in enumerate(checks)]})
+    return inputs, rubrics
+
+
+def _cmp(tmp_path: Path, name: str, body: str) -> Path:
+    out = tmp_path / name
+    out.mkdir()
+    (out / "cmp.csv").write_text("firm,budget,actual\n" + body, encoding="utf-8")
+    return out
+
+
+def test_a_column_copied_from_the_inputs_proves_no_work(tmp_path: Path) -> None:
+    """Copying the inputs' budget column into the required layout, with nothing computed, earns nothing; the same
+    copied column beside a right computed figure earns its rubric."""
+    inputs, rubrics = _copy_task(tmp_path, 3)
+    blind = _cmp(tmp_path, "blind", "Acme,52.0,0\nBolt,17.5,0\nCrest,8.25,0\n")
+    right = _cmp(tmp_path, "right", "Acme,52.0,61.3\nBolt,17.5,20.1\nCrest,8.25,9.0\n")
+    credit = [[v is not None and v[0] for v in row] for row in evaluate_rubrics(rubrics, blind, inputs=inputs)]
+    assert credit == [[False], [False], [False, False]], credit
+    assert all(all(v is not None and v[0] for v in row) for row in evaluate_rubrics(rubrics, right, inputs=inputs))
+    # without the inputs the copied figure is indistinguishable from a computed one
+    assert evaluate_rubrics(rubrics, blind)[0][0] == (True, mock.ANY)
+
+
+def test_rows_selected_from_the_inputs_prove_work(tmp_path: Path) -> None:
+    """A table that keeps some of an input's rows (a row count below the input's) shows a selection: its copied
+    cells prove work."""
+    inputs, rubrics = _copy_task(tmp_path, 2)
+    out = _cmp(tmp_path, "sel", "Acme,52.0,0\nCrest,8.25,0\n")
+    credit = [[v is not None and v[0] for v in row] for row in evaluate_rubrics(rubrics, out, inputs=inputs)]
+    assert credit == [[True], [False], [True, True]], credit
