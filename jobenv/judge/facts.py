@@ -347,7 +347,7 @@ def _appositive(value: str) -> str:
     return " ".join([parts[0], *(p for p in parts[1:] if not _CONTRAST_RE.search(p))])
 
 
-_ID_MARK_RE = re.compile(r"(?:#|\bno\.?\s*|\bnumber\s+|\bnr\.?\s*|\bref\.?\s*)(?=\w)", re.IGNORECASE)
+_ID_MARK_RE = re.compile(r"(?:#|\bno\.\s*|\b(?:no|number|nr\.?|ref\.?)\s*(?=\d))(?=\w)", re.IGNORECASE)
 _TOKEN_RE = re.compile(r"[\w][\w.\-/]*\w|\w")
 
 

@@ -168,11 +168,21 @@ def test_a_choice_named_twice_or_set_against_a_superseded_one(tmp_path: Path, va
 
 @pytest.mark.parametrize("value, expected", [
     ("#20917", True), ("Cheque no. 20917", True), ("check #20917 (posted as $1,254.00)", True),
-    ("No. 20917 - transposed digits", True), ("20971", False), ("#20917 and #20918", False),
+    ("No. 20917 - transposed digits", True), ("ref 20917", True), ("20971", False), ("#20917 and #20918", False),
     ("20917 or 20918", False), ("209170", False),
 ])
 def test_identifiers_with_a_number_sign(tmp_path: Path, value: str, expected: bool) -> None:
     verdict = run(field("Error check", equals="20917"), memo(tmp_path, f"Error check: {value}\n"))
+    assert verdict[0] is expected, verdict
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("none", True), ("None (Notes: see notes)", True), ("none - nothing above the limit", True),
+    ("none or Canada", False), ("Canada", False),
+])
+def test_a_text_answer_none_with_a_note(tmp_path: Path, value: str, expected: bool) -> None:
+    verdict = run(field("Countries above the threshold", equals="none"),
+                  memo(tmp_path, f"Overall rate: 7.1%\nCountries above the threshold: {value}\n"), work=RATE)
     assert verdict[0] is expected, verdict
 
 
