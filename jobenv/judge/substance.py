@@ -2,7 +2,7 @@
 
 A criterion *proves work* when one of its checks has a definite answer that cannot be guessed: a non-zero
 number or cell (not a cell the task's input tables state at the same key, copied into a table that keeps every
-row of its source: :func:`copied_cells`), a field whose answer is a value no instruction states (not a choice between allowed
+key of its source: :func:`copied_cells`), a field whose answer is a value no instruction states (not a choice between allowed
 options, not "none", not a keyword), a row that must be present, ids present, a count of rows with a given
 value. Every other criterion - structure (files, columns, row counts), prohibitions (absent text,
 ``not``, ids absent, zero rows), choices (decisions, yes/no, a group picked from the options, flag cells),
@@ -107,26 +107,32 @@ _Row = tuple[frozenset[str], tuple[float, ...]]
 
 
 @functools.lru_cache(maxsize=32)
-def _input_index(folder: str, signature: tuple[tuple[str, int, int], ...]) -> tuple[tuple[int, dict[str, list[_Row]]],
-                                                                                     ...]:
-    """Per input table: (its data rows, {cell text: the rows (texts, numbers) holding it}). Cached per folder
-    state (``signature``: names, sizes, modification times)."""
+def _input_index(folder: str, signature: tuple[tuple[str, int, int], ...]) -> tuple[
+        tuple[dict[str, list[_Row]], dict[str, int]], ...]:
+    """Per input table: ({cell text: the rows (texts, numbers) holding it}, {cell text: how many distinct values
+    the column it is in holds}). Cached per folder state (``signature``: names, sizes, modification times)."""
     out = []
     for rows in input_tables(Path(folder)):
         index: dict[str, list[_Row]] = {}
+        columns: dict[int, set[str]] = {}
+        where: dict[str, int] = {}
         for row in rows[1:]:
-            texts = frozenset(norm(v) for v in row if v is not None and str(v).strip())
+            cells = [(j, norm(v)) for j, v in enumerate(row) if v is not None and str(v).strip()]
+            texts = frozenset(t for _, t in cells)
             nums = tuple(y for v in row if (y := to_number(v)) is not None)
-            for t in texts:
+            for j, t in cells:
                 index.setdefault(t, []).append((texts, nums))
-        out.append((max(0, len(rows) - 1), index))
+                columns.setdefault(j, set()).add(t)
+                where.setdefault(t, j)
+        out.append((index, {t: len(columns[j]) for t, j in where.items()}))
     return tuple(out)
 
 
 def copied_cells(checks: list[Any], folder: Path | None) -> frozenset[tuple[str, tuple[tuple[str, str], ...], str]]:
     """The cell checks (as keys) whose value an input table of ``folder`` states in a row holding every key of the
-    match, when the deliverable keeps every row of that table (no row count of the task selects fewer rows from
-    it): copying a column of the inputs into the required layout proves no work, selecting its rows does."""
+    match, when the deliverable keeps every key of that table (no row count of the task is below the number of
+    distinct keys in the input's key column): copying or pivoting a column of the inputs into the required layout
+    proves no work, selecting its rows does."""
     if folder is None or not Path(folder).is_dir():
         return frozenset()
     try:
@@ -142,14 +148,15 @@ def copied_cells(checks: list[Any], folder: Path | None) -> frozenset[tuple[str,
     out = set()
     for leaf in checks:
         x = to_number(leaf.value) if isinstance(leaf, CellCheck) else None
-        if x is None or x == 0:
+        if x is None or x == 0 or not leaf.match:
             continue
         keys = {norm(v) for v in leaf.match.values()}
+        key = min(keys)
         tol = leaf.tolerance + 1e-9 * max(1.0, abs(x))
-        for n, index in tables:
-            if not keys or any(c < n for c in counts.get(leaf.file.lower(), [])):
+        for index, distinct in tables:
+            if key not in index or any(c < distinct[key] for c in counts.get(leaf.file.lower(), [])):
                 continue  # the deliverable selects rows of this table
-            if any(keys <= texts and any(abs(y - x) <= tol for y in nums) for texts, nums in index.get(min(keys), [])):
+            if any(keys <= texts and any(abs(y - x) <= tol for y in nums) for texts, nums in index[key]):
                 out.add(_cell_key(leaf))
                 break
     return frozenset(out)
