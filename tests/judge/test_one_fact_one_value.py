@@ -386,3 +386,26 @@ def test_rows_selected_from_the_inputs_prove_work(tmp_path: Path) -> None:
     out = _cmp(tmp_path, "sel", "Acme,52.0,0\nCrest,8.25,0\n")
     credit = [[v is not None and v[0] for v in row] for row in evaluate_rubrics(rubrics, out, inputs=inputs)]
     assert credit == [[True], [False], [True, True]], credit
+
+
+def test_a_pivot_of_every_input_key_is_a_copy(tmp_path: Path) -> None:
+    """An input with a row per firm and year, pivoted into a row per firm (every firm kept), states the copied
+    cells: they prove no work even though the deliverable has fewer rows than the input."""
+    inputs = tmp_path / "task_folder"
+    inputs.mkdir()
+    (inputs / "capex.csv").write_text("firm,year,capex\nAcme,1950,40.0\nAcme,1951,52.0\nBolt,1950,15.0\n"
+                                      "Bolt,1951,17.5\n", encoding="utf-8")
+    checks = [[{"kind": "cell", "file": "cmp.csv", "match": {"firm": "Acme"}, "column": "c1951", "value": 52.0}],
+              [{"kind": "cell", "file": "cmp.csv", "match": {"firm": "Acme"}, "column": "growth", "value": 30.0}],
+              [{"kind": "row_count", "file": "cmp.csv", "count": 2}]]
+    rubrics = parse_rubrics({"rubrics": [{"rubric": f"r{i}", "weight": 1, "criterion": ["c"], "jobenv_checks": c}
+                                         for i, c in enumerate(checks)]})
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "cmp.csv").write_text("firm,c1950,c1951,growth\nAcme,40.0,52.0,0\nBolt,15.0,17.5,0\n", encoding="utf-8")
+    credit = [[v is not None and v[0] for v in row] for row in evaluate_rubrics(rubrics, out, inputs=inputs)]
+    assert credit == [[False], [False], [False]], credit
+    (out / "cmp.csv").write_text("firm,c1950,c1951,growth\nAcme,40.0,52.0,30.0\nBolt,15.0,17.5,16.7\n",
+                                 encoding="utf-8")
+    credit = [[v is not None and v[0] for v in row] for row in evaluate_rubrics(rubrics, out, inputs=inputs)]
+    assert credit == [[True], [True], [True]], credit
