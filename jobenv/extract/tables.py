@@ -29,15 +29,19 @@ class Uncomputed:
 
 
 def docx_lines(path: Path) -> list[str] | None:
-    """A Word document as lines: paragraphs, then each table row as ``a | b``; None when unreadable."""
+    """A Word document as lines: paragraphs, then each table row as ``a | b`` (a Markdown rule row under its first
+    row, which names the columns); None when unreadable."""
     try:
         import docx
 
         d = docx.Document(str(path))
         lines = [p.text for p in d.paragraphs]
         for t in d.tables:
-            for row in t.rows:
+            lines.append("")
+            for k, row in enumerate(t.rows):
                 lines.append(" | ".join(c.text.replace("|", "/").strip() for c in row.cells))
+                if k == 0:
+                    lines.append("|---|")  # the first row names the columns
         return lines
     except Exception:  # an unreadable document falls back to the extracted text
         return None

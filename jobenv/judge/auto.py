@@ -91,7 +91,8 @@ class AutoJudge(Judge):
     async def _hybrid(self, task: Any, ex: Extraction, t0: float) -> GradeReport:
         assert self._llm is not None
         verdicts = await asyncio.to_thread(evaluate_rubrics, task.rubrics, ex,
-                                           instructions=getattr(task, "instructions", "") or "")
+                                           instructions=getattr(task, "instructions", "") or "",
+                                           inputs=getattr(task, "task_folder", None))
         # one sub-rubric per rubric holding LLM criteria, with only those criteria
         todo = [(i, [j for j, v in enumerate(row) if v is None]) for i, row in enumerate(verdicts)]
         todo = [(i, js) for i, js in todo if js]

@@ -62,7 +62,14 @@ from .base import Judge, empty_output_report, rejected_report
 from .facts import Verdict, allowed, close, judge_field_value
 from .reading import parse_numbers, to_number
 from .report import CriterionResult, GradeReport, RubricResult, build_report
-from .substance import needs_substance, placeholder_only, proves_work, stated, work_leaves
+from .substance import (
+    copied_cells,
+    needs_substance,
+    placeholder_only,
+    proves_work,
+    stated,
+    work_leaves,
+)
 from .tables import check_cell, check_columns, check_row_count
 
 __all__ = ["ChecksJudge", "CheckContext", "evaluate_check", "evaluate_rubrics",
@@ -71,6 +78,15 @@ __all__ = ["ChecksJudge", "CheckContext", "evaluate_check", "evaluate_rubrics",
 _TABLE_EXTS = {"csv", "tsv", "xlsx", "xlsm", "xls"}
 SPRAY_LIMIT = 25
 _LINE_AWARE_RE = re.compile(r"\(\?[a-zA-Z]*m|\^|\$|\\n|\\r")
+
+
+_DOC_EXTS = {"md", "txt", "docx", "doc", "pdf", "pptx", "html", "rtf", "odt", *_TABLE_EXTS}
+
+
+def _stem(path: str) -> str:
+    """A file's folder and name without extension, case or separators ("output/Rec Notes.docx" -> "recnotes")."""
+    folder, _, name = _clean_name(path).rpartition("/")
+    return folder + "/" + re.sub(r"[\W_]+", "", name.rsplit(".", 1)[0] if "." in name else name)
 
 
 def _clean_name(pattern: str) -> str:
@@ -92,8 +108,14 @@ class CheckContext:
         return [f.path for f in self.extraction.files if fnmatch.fnmatchcase(f.path.lower(), pat)]
 
     def resolve(self, check: Any) -> tuple[str | None, str]:
-        """(the one file a check reads, "") or (None, why not)."""
+        """(the one file a check reads, "") or (None, why not). With no file of the name, the one file with the
+        same name in the same folder in another document format is the deliverable (a memo asked as .md and written as .docx or
+        .xlsx: the official judge reads every file of ``output/``)."""
         hits = sorted({rel for name in check.names for rel in self.files(name)})
+        if not hits:
+            stems = {_stem(n) for n in check.names if not any(ch in n for ch in "*?[")}
+            hits = sorted(f.path for f in self.extraction.files if _stem(f.path) in stems
+                          and f.path.rsplit(".", 1)[-1].lower() in _DOC_EXTS)
         names = " or ".join(repr(n) for n in check.names)
         if not hits:
             return None, f"no deliverable named {names}"
@@ -118,12 +140,20 @@ class CheckContext:
         """:meth:`lines_text` with whitespace collapsed (a phrase broken across lines still matches)."""
         return self._memo("flat", rel, lambda: " ".join(self.lines_text(rel).split()))
 
+    def others(self, rel: str) -> list[str]:
+        """The deliverables other than ``rel`` (every file the official judge reads)."""
+        return [f.path for f in self.extraction.files if f.path != rel]
+
     def is_table(self, rel: str) -> bool:
         return rel.rsplit(".", 1)[-1].lower() in _TABLE_EXTS
 
     def facts(self, rel: str) -> dict[str, list[str]]:
         def make() -> dict[str, list[str]]:
             f = self._files[rel]
+            if self.is_table(rel):
+                tabs = self.tables(rel)
+                if not isinstance(tabs, str):  # the cells as parsed, not the extraction's row-numbered text
+                    return reading.facts_from_lines(reading.sheet_lines(tabs))
             if self.is_table(rel) or f.kind == "workbook":
                 return reading.facts_from_lines(reading.table_lines(f.text))
             if rel.lower().endswith(".docx"):
@@ -176,6 +206,12 @@ def _check_field(c: FieldCheck, ctx: CheckContext) -> Verdict:
     if bad:
         many = f" ({len(verdicts)} values given for one label)" if len(verdicts) > 1 else ""
         return False, f"{rel}: {c.label}: {bad[0]}{many}"
+    for other in ctx.others(rel):  # one graded fact, one value: another deliverable may not offer a second
+        for label in c.labels:
+            for v in ctx.facts(other).get(reading.norm_label(label), []):
+                ok, why = judge_field_value(c, v, ctx.scales)
+                if not ok:
+                    return False, f"{other} gives {c.label} another value beside {rel}: {why}"
     return True, f"{rel}: {c.label}: {verdicts[0][1]}"
 
 
@@ -203,7 +239,29 @@ def _check_number(c: NumberCheck, ctx: CheckContext, *, presence_only: bool = Fa
                      and not close(x, c.value, tol, c.sign)})
     if rivals:
         return False, f"{rel} gives {c.value:g} and competing candidates {', '.join(f'{x:g}' for x in rivals[:5])}"
+    second = _second_value(c, ctx, rel, tol)
+    if second:
+        return False, second
     return True, f"{hits[0]:g} found in {rel} (expected {c.value:g} +/- {tol:g})"
+
+
+def _second_value(c: NumberCheck, ctx: CheckContext, rel: str, tol: float) -> str:
+    """Why the figure is offered twice, or "": a label whose value in ``rel`` gives the figure is given, in any
+    deliverable, a value with another figure of the same quantity (half to twice it) and not the figure."""
+    def gives(v: str) -> tuple[bool, bool]:
+        xs = [n.value for n in reading.find_numbers(v)]
+        return (any(close(x, c.value, tol, c.sign) for x in xs),
+                any(c.value and 0.5 <= abs(x) / abs(c.value) <= 2 and not close(x, c.value, tol, c.sign) for x in xs))
+
+    labels = [k for k, vs in ctx.facts(rel).items() if any(gives(v)[0] for v in vs)]
+    for f in [rel, *ctx.others(rel)]:
+        facts = ctx.facts(f)
+        for k in labels:
+            for v in facts.get(k, []):
+                hit, rival = gives(v)
+                if rival and not hit:
+                    return f"{f} gives {k!r} another value ({v!r}) beside {c.value:g} in {rel}"
+    return ""
 
 
 def _check_text(c: TextCheck, ctx: CheckContext) -> Verdict:
@@ -304,12 +362,13 @@ def _substance(rel: str, work: list[Any], ctx: CheckContext, seen: dict[str, boo
 
 
 def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction | Path, *,
-                     instructions: str = "") -> list[list[Verdict | None]]:
+                     instructions: str = "", inputs: Path | None = None) -> list[list[Verdict | None]]:
     """Per rubric, per criterion: (passed, evidence), or None where the criterion needs the LLM judge.
 
     ``rubrics`` are :class:`jobenv.tasks.Rubric` models (a rubric without checks gives None for every
     criterion); ``source`` an output directory, its extraction or a context; ``instructions`` the task's text
-    (a row count it states is no proof of work). Never raises for a bad
+    (a row count it states is no proof of work); ``inputs`` the task's input folder (a cell its tables state is no
+    proof of work, :func:`jobenv.judge.substance.copied_cells`). Never raises for a bad
     deliverable. This is the one evaluator of check definitions (judges and the generator's gate).
     """
     if isinstance(source, CheckContext):
@@ -318,7 +377,8 @@ def evaluate_rubrics(rubrics: Sequence[Any], source: CheckContext | Extraction |
         ctx = CheckContext(source)
     else:
         ctx = CheckContext(extraction_service().extract_output_sync(Path(source), with_images=False, total_cap=None))
-    known = stated(instructions)
+    leaves = [leaf for r in rubrics for c in (r.checks or []) for leaf in check_leaves(c)]
+    known = stated(instructions, copied_cells(leaves, inputs))
     ctx.scales = reading.stated_scales(instructions)
     work = [leaf for r in rubrics for c in (r.checks or []) for leaf in work_leaves(c) if proves_work(leaf, known)]
     substance: dict[str, bool] = {}
@@ -416,7 +476,8 @@ class ChecksJudge(Judge):
             if ex.empty:
                 return empty_output_report(task, self.kind, None, self.mode, t0)
             results = check_results(task, evaluate_rubrics(task.rubrics, CheckContext(ex),
-                                                           instructions=getattr(task, "instructions", "") or ""))
+                                                           instructions=getattr(task, "instructions", "") or "",
+                                                           inputs=getattr(task, "task_folder", None)))
             return build_report(task, results, judge_kind=self.kind, judge_model=None, mode=self.mode,
                                 latency_s=time.perf_counter() - t0)
         except Exception as exc:  # fail-closed: never a score from a crashed grader

@@ -1,7 +1,8 @@
 """Which criteria prove work, and which a deliverable written without any work could pass.
 
 A criterion *proves work* when one of its checks has a definite answer that cannot be guessed: a non-zero
-number or cell, a field whose answer is a value no instruction states (not a choice between allowed
+number or cell (not a cell the task's input tables state at the same key, copied into a table that keeps every
+key of its source: :func:`copied_cells`), a field whose answer is a value no instruction states (not a choice between allowed
 options, not "none", not a keyword), a row that must be present, ids present, a count of rows with a given
 value. Every other criterion - structure (files, columns, row counts), prohibitions (absent text,
 ``not``, ids absent, zero rows), choices (decisions, yes/no, a group picked from the options, flag cells),
@@ -14,8 +15,11 @@ Failure behaviour: pure functions over check models and text; nothing here raise
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..check_models import (
@@ -32,7 +36,7 @@ from ..check_models import (
 )
 from .reading import norm, to_number
 
-__all__ = ["Stated", "stated", "is_prohibition", "proves_work", "work_leaves", "needs_substance", "placeholder_only"]
+__all__ = ["Stated", "stated", "input_tables", "copied_cells", "is_prohibition", "proves_work", "work_leaves", "needs_substance", "placeholder_only"]
 
 _SUBSTANCE_WORDS = 25
 _GUESS_ANSWERS = {"none", "no", "yes", "nil", "n/a", "na", "0", "ok", "true", "false", "nothing", "-", ""}
@@ -42,14 +46,126 @@ _PLACEHOLDER_WORD = re.compile(r"^(?:tbd|tbc|todo|tba|n/?a|pending|placeholder|x
 
 @dataclass(frozen=True)
 class Stated:
-    """What the task's instructions already say (their normalised text): an answer copied from it proves nothing."""
+    """What the task already says: its instructions' normalised text, and the cells its input tables state (as
+    (file, match, column) keys of the cell checks that copy them): an answer copied from either proves nothing."""
 
     text: str = ""
+    copied: frozenset[tuple[str, tuple[tuple[str, str], ...], str]] = frozenset()
 
 
-def stated(instructions: str) -> Stated:
-    """The instructions of a task as :class:`Stated`."""
-    return Stated(" " + norm(instructions or "") + " ")
+def _cell_key(c: CellCheck) -> tuple[str, tuple[tuple[str, str], ...], str]:
+    return (c.file.lower(), tuple(sorted((k, norm(v)) for k, v in c.match.items())), c.column)
+
+
+_INPUT_EXTS = {".csv", ".tsv", ".xlsx", ".xlsm", ".db", ".sqlite", ".sqlite3"}
+_INPUT_MAX_BYTES = 20_000_000
+_INPUT_MAX_ROWS = 50_000
+
+
+def input_tables(folder: Path | None) -> list[list[list[Any]]]:
+    """The tables of a task's input folder (csv/tsv files, workbook sheets, SQLite tables) as rows of cells. The
+    inputs are the task's own files, not the agent's; an unreadable one is skipped. Never raises."""
+    out: list[list[list[Any]]] = []
+    if folder is None or not Path(folder).is_dir():
+        return out
+    for p in sorted(Path(folder).rglob("*")):
+        try:
+            if p.suffix.lower() not in _INPUT_EXTS or not p.is_file() or p.stat().st_size > _INPUT_MAX_BYTES:
+                continue
+            if p.suffix.lower() in (".csv", ".tsv"):
+                import csv
+
+                with p.open(encoding="utf-8", errors="replace", newline="") as fh:
+                    rows = list(itertools.islice(csv.reader(fh, delimiter="\t" if p.suffix.lower() == ".tsv" else ","),
+                                                 _INPUT_MAX_ROWS))
+                out.append([list(r) for r in rows])
+            elif p.suffix.lower() in (".xlsx", ".xlsm"):
+                import openpyxl
+
+                wb = openpyxl.load_workbook(p, data_only=True, read_only=True)
+                try:
+                    out += [[list(r) for r in itertools.islice(ws.iter_rows(values_only=True), _INPUT_MAX_ROWS)]
+                            for ws in wb.worksheets]
+                finally:
+                    wb.close()
+            else:
+                import sqlite3
+
+                con = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
+                try:
+                    for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
+                        cur = con.execute(f'SELECT * FROM "{name}" LIMIT {_INPUT_MAX_ROWS}')
+                        out.append([[d[0] for d in cur.description], *[list(r) for r in cur.fetchall()]])
+                finally:
+                    con.close()
+        except Exception:  # an input that cannot be read states nothing
+            continue
+    return out
+
+
+_Row = tuple[frozenset[str], tuple[float, ...]]
+
+
+@functools.lru_cache(maxsize=32)
+def _input_index(folder: str, signature: tuple[tuple[str, int, int], ...]) -> tuple[
+        tuple[dict[str, list[_Row]], dict[str, int]], ...]:
+    """Per input table: ({cell text: the rows (texts, numbers) holding it}, {cell text: how many distinct values
+    the column it is in holds}). Cached per folder state (``signature``: names, sizes, modification times)."""
+    out = []
+    for rows in input_tables(Path(folder)):
+        index: dict[str, list[_Row]] = {}
+        columns: dict[int, set[str]] = {}
+        where: dict[str, int] = {}
+        for row in rows[1:]:
+            cells = [(j, norm(v)) for j, v in enumerate(row) if v is not None and str(v).strip()]
+            texts = frozenset(t for _, t in cells)
+            nums = tuple(y for v in row if (y := to_number(v)) is not None)
+            for j, t in cells:
+                index.setdefault(t, []).append((texts, nums))
+                columns.setdefault(j, set()).add(t)
+                where.setdefault(t, j)
+        out.append((index, {t: len(columns[j]) for t, j in where.items()}))
+    return tuple(out)
+
+
+def copied_cells(checks: list[Any], folder: Path | None) -> frozenset[tuple[str, tuple[tuple[str, str], ...], str]]:
+    """The cell checks (as keys) whose value an input table of ``folder`` states in a row holding every key of the
+    match, when the deliverable keeps every key of that table (no row count of the task is below the number of
+    distinct keys in the input's key column): copying or pivoting a column of the inputs into the required layout
+    proves no work, selecting its rows does."""
+    if folder is None or not Path(folder).is_dir():
+        return frozenset()
+    try:
+        sig = tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(Path(folder).rglob("*"))
+                    if p.suffix.lower() in _INPUT_EXTS and p.is_file())
+    except OSError:
+        return frozenset()
+    tables = _input_index(str(folder), sig)
+    counts: dict[str, list[int]] = {}
+    for leaf in checks:
+        if isinstance(leaf, RowCountCheck) and leaf.count > 0:
+            counts.setdefault(leaf.file.lower(), []).append(leaf.count)
+    out = set()
+    for leaf in checks:
+        x = to_number(leaf.value) if isinstance(leaf, CellCheck) else None
+        if x is None or x == 0 or not leaf.match:
+            continue
+        keys = {norm(v) for v in leaf.match.values()}
+        key = min(keys)
+        tol = leaf.tolerance + 1e-9 * max(1.0, abs(x))
+        for index, distinct in tables:
+            if key not in index or any(c < distinct[key] for c in counts.get(leaf.file.lower(), [])):
+                continue  # the deliverable selects rows of this table
+            if any(keys <= texts and any(abs(y - x) <= tol for y in nums) for texts, nums in index[key]):
+                out.add(_cell_key(leaf))
+                break
+    return frozenset(out)
+
+
+def stated(instructions: str, copied: frozenset[tuple[str, tuple[tuple[str, str], ...], str]] = frozenset()
+           ) -> Stated:
+    """The instructions of a task (and the cells its inputs state, :func:`copied_cells`) as :class:`Stated`."""
+    return Stated(" " + norm(instructions or "") + " ", copied)
 
 
 def is_prohibition(check: Any) -> bool:
@@ -99,7 +215,7 @@ def proves_work(leaf: Any, known: Stated = Stated()) -> bool:
     if isinstance(leaf, CellCheck):
         x = to_number(leaf.value)
         if x is not None:
-            return x != 0
+            return x != 0 and _cell_key(leaf) not in known.copied
         # a text cell is a flag or a choice; only "this row is there" (the key itself) is a fact
         return any(norm(k) == norm(leaf.column) and norm(v) == norm(leaf.value) for k, v in leaf.match.items())
     if isinstance(leaf, IdsCheck):

@@ -5,7 +5,8 @@ cell may carry a unit in parentheses, "Amount ($)"); with none named, the first 
 Data rows are the non-blank rows below it; ``row_count`` counts those with a filled key column (the
 ``key``, else the first header column) that are not total rows ("Total", "Grand total", "Subtotal", "Sum")
 or note rows ("Note: ...", "Source: ...", "* ..."), nor rows where only the key is filled. ``cell`` needs
-every row matching the key, in every candidate sheet and every column of that name, to agree.
+every row matching the key, in every candidate sheet and every column of that name, to agree, and so must every
+such row of any other table deliverable (a second copy of a workbook cannot hedge).
 """
 
 from __future__ import annotations
@@ -81,11 +82,12 @@ class _Table:
         return out
 
 
-def _tables(c: Any, ctx: Any, needed: Sequence[str]) -> tuple[list[_Table], str]:
-    """The tables of the check's file (its sheet, when named) whose header holds ``needed``."""
-    rel, why = ctx.resolve(c)
+def _tables(c: Any, ctx: Any, needed: Sequence[str], rel: str | None = None) -> tuple[list[_Table], str]:
+    """The tables of the check's file (or of ``rel``; its sheet, when named) whose header holds ``needed``."""
     if rel is None:
-        return [], why
+        rel, why = ctx.resolve(c)
+        if rel is None:
+            return [], why
     if not ctx.is_table(rel):
         return [], f"{rel} is not a table file (csv, tsv, xlsx, xls)"
     tabs = ctx.tables(rel)
@@ -116,7 +118,12 @@ def check_cell(c: CellCheck, ctx: Any) -> Verdict:
     values = [(t.label, _cell(r, j)) for t in tables for r in t.matching(c.match) for j in t.col(c.column)]
     if not values:
         return False, f"no row with {c.match} in {', '.join(t.label for t in tables)}"
-    bad = [(lab, v) for lab, v in values if not equal(v, c.value, c.tolerance, c.sign)]
+    rel = ctx.resolve(c)[0]
+    for other in ctx.others(rel):  # one graded fact, one value: a second table (a copy of the book) may not differ
+        if ctx.is_table(other):
+            values += [(t.label, _cell(r, j)) for t in _tables(c, ctx, [*c.match.keys(), c.column], other)[0]
+                       for r in t.matching(c.match) for j in t.col(c.column)]
+    bad = [(lab, v) for lab, v in values if not equal(v, c.value, c.tolerance, c.sign, ctx.scales)]
     if bad:
         return False, f"{bad[0][0]}: row {c.match} has {c.column} = " + ", ".join(show(v) for _, v in values) + (
             f" (expected {c.value!r})")

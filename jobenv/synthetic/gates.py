@@ -49,15 +49,17 @@ class TaskMeta(BaseModel):
     workflow: dict[str, Any] | None = None  # a profession workflow's key, method and solver (None: a scenario)
 
 
-def grade_checks(rubrics: list[Rubric], output_dir: Path, instructions: str = "") -> list[list[bool | None]]:
+def grade_checks(rubrics: list[Rubric], output_dir: Path, instructions: str = "", inputs: Path | None = None
+                 ) -> list[list[bool | None]]:
     """Per rubric, per criterion: does its check pass on ``output_dir``? ``None`` for LLM-graded criteria.
 
     The judge's own evaluator (:func:`jobenv.judge.checks.evaluate_rubrics`) on the judge's own extraction,
-    with the task's ``instructions`` as the judge reads them.
+    with the task's ``instructions`` as the judge reads them and, given ``inputs`` (the task folder), the
+    figures its input tables state (a copied cell proves no work), as the checks judge grades an episode.
     """
     from ..judge.checks import evaluate_rubrics
 
-    verdicts = evaluate_rubrics(rubrics, Path(output_dir), instructions=instructions)
+    verdicts = evaluate_rubrics(rubrics, Path(output_dir), instructions=instructions, inputs=inputs)
     return [[None if v is None else bool(v[0]) for v in row] for row in verdicts]
 
 

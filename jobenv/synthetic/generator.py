@@ -255,6 +255,9 @@ def write_task(plan: Plan, task_dir: Path, *, seed: int, index: int, attempt: in
         if max_naive is not None and naive_score > max_naive:
             raise QualityGateError(f"naive pipeline: the obvious procedure scores {naive_score:.2f} "
                                    f"(at most {max_naive})")
+        # recorded as the checks judge rewards it (it also reads the inputs); the gate's measure, without them,
+        # is the higher and keeps the draws as they were
+        naive_score = weighted_score(rubrics, grade_checks(rubrics, naive_dir, plan.instructions, inputs=folder))
         # the judge's grader probes: a paraphrased ground truth keeps every criterion, a hedged one loses the
         # hedged rubrics (a second line or in-place hedges), a blind spray or guess earns at most 0.05
         problems = probe_rubrics(rubrics, outputs, scratch / "probes", full=False, instructions=plan.instructions)

@@ -13,7 +13,9 @@ reference solution), so they apply to any task:
 * :func:`hedge` (``hedges.py``) - the correct output plus a second answer for every labelled fact, a
   competing copy of each deliverable under the same name in other letter case, or each labelled value
   rewritten in place the ways people hedge (:data:`HEDGES`: "X or Y", "none or X", "X / Y", "X (possibly Y)",
-  "X (Y on the rerun)", "X (Y if ...)", ...). Every rubric reading a hedged fact or file must earn nothing.
+  "X (Y on the rerun)", "X (Y if ...)", ...), or offered beside it (:data:`SECOND_ANSWERS`: a table row's
+  further cell, a footnote on the value, a second memo). Every rubric reading a hedged fact or file must earn
+  nothing.
 * :func:`blind` and :func:`guess` (``blind.py``) - no computation: placeholders; a spray of every label and
   allowed answer with per-category copies; and a realistic guess - the correct tables' headers and keys with
   guessed cells and flags, memo lines with the first or the last allowed answer (the negative decision),
@@ -35,10 +37,10 @@ from typing import Any
 
 from ._files import field_checks
 from .blind import BLIND_LIMIT, blind, guess
-from .hedges import HEDGES, hedge
+from .hedges import HEDGES, SECOND_ANSWERS, hedge
 from .paraphrase import STYLES, paraphrase
 
-__all__ = ["STYLES", "HEDGES", "paraphrase", "hedge", "blind", "guess", "field_checks", "probe_rubrics",
+__all__ = ["STYLES", "HEDGES", "SECOND_ANSWERS", "paraphrase", "hedge", "blind", "guess", "field_checks", "probe_rubrics",
            "BLIND_LIMIT"]
 
 
@@ -64,7 +66,7 @@ def probe_rubrics(rubrics: Sequence[Any], correct: Path, work: Path, *, full: bo
             bad = [c for c, v in zip(r.criteria, row, strict=True) if v is not None and not v[0]]
             if bad:
                 problems.append(f"paraphrase ({style}) fails {r.text!r}: {bad[0]!r}")
-    for how in ("fields", "copies", *HEDGES) if full else ("fields", "or", "rerun", "none-or"):
+    for how in ("fields", "copies", *HEDGES, *SECOND_ANSWERS) if full else ("fields", "or", "rerun", "none-or"):
         out, must_fail = hedge(correct, work / f"hedge-{how}", rubrics, how)
         _, passed = score(out)
         kept = [rubrics[i].text for i in must_fail if passed[i]]

@@ -11,7 +11,7 @@ from ...check_models import FieldCheck, check_leaves
 from .. import reading
 from ._files import LINE_RE, TEXT_EXTS, copy_output, field_checks, target
 
-__all__ = ["HEDGES", "hedge"]
+__all__ = ["HEDGES", "SECOND_ANSWERS", "hedge"]
 
 
 def _alternative(f: FieldCheck) -> str:
@@ -105,12 +105,56 @@ def _rewrite_lines(path: Path, edit: Any) -> None:
         path.write_text("\n".join(edit(line) for line in lines) + "\n", encoding="utf-8")
 
 
+# A second answer offered beside the value rather than in it: a table row's further cell, a footnote on the value,
+# a second memo under another name; each must fail the field it hedges.
+SECOND_ANSWERS = ("row", "footnote", "second-file")
+
+
+def _second_answer(path: Path, how: str, alts: dict[str, str]) -> None:
+    """Offer each labelled value's alternative beside it in ``path`` (see :data:`SECOND_ANSWERS`); a Word or slide
+    memo gets the alternative as a second line (a footnote or a Markdown row has no meaning there)."""
+    notes: list[str] = []
+
+    def edit(line: str) -> str:
+        m = LINE_RE.match(reading.strip_markup(line))
+        alt = alts.get(reading.norm_label(m.group("label"))) if m else None
+        if m is None or alt is None:
+            return line
+        label, value = m.group("label").strip(), m.group("value")
+        if how == "row":
+            return f"| {label} | {value} | {alt} |"
+        if how == "footnote":
+            notes.append(f"[^{len(notes) + 1}]: {alt} when the stricter reading of the rules is applied.")
+            return f"{m.group('lead')}{label}: {value}[^{len(notes)}]"
+        return line
+
+    if how == "second-file":
+        twin = path.with_name(f"{path.stem} (alternative){path.suffix}")
+        shutil.copy2(path, twin)
+        _rewrite_lines(twin, lambda line: _replace_value(line, alts))
+        return
+    if path.suffix.lower() not in TEXT_EXTS:
+        _append_lines(path, [f"{lab}: {alt}" for lab, alt in alts.items()])
+        return
+    _rewrite_lines(path, edit)
+    if notes:
+        _append_lines(path, notes)
+
+
+def _replace_value(line: str, alts: dict[str, str]) -> str:
+    m = LINE_RE.match(reading.strip_markup(line))
+    alt = alts.get(reading.norm_label(m.group("label"))) if m else None
+    return line if m is None or alt is None else f"{m.group('lead')}{m.group('label')}: {alt}"
+
+
 def hedge(src: Path, dst: Path, rubrics: Sequence[Any], how: str = "fields") -> tuple[Path, list[int]]:
     """A hedged copy of the correct output and the indices of the rubrics that must then earn nothing.
 
     ``how="fields"``: every labelled fact gets a second, competing line. ``how="copies"``: each deliverable a
     field check reads gets a competing copy under the same name in upper case. A key of :data:`HEDGES`: every
-    labelled value is rewritten in place offering a second answer that way ("X or Y", "X (Y on the rerun)").
+    labelled value is rewritten in place offering a second answer that way ("X or Y", "X (Y on the rerun)"). One
+    of :data:`SECOND_ANSWERS`: the alternative is offered beside the value (a table row's further cell, a
+    footnote on the value, a second memo "<name> (alternative)" with the alternatives).
     """
     copy_output(src, dst)
     fields = field_checks(rubrics)
@@ -136,6 +180,11 @@ def hedge(src: Path, dst: Path, rubrics: Sequence[Any], how: str = "fields") -> 
         for p in by_file:
             _rewrite_lines(p, edit)
         return dst, sorted(hedged)
+    if how in SECOND_ANSWERS:
+        alts = {reading.norm_label(lab): _alternative(f) for _, f in fields for lab in f.labels}
+        for p in by_file:
+            _second_answer(p, how, alts)
+        return dst, sorted(hedged)
     for p, lines in by_file.items():
         if how == "fields":
             _append_lines(p, sorted(set(lines)))
@@ -146,7 +195,8 @@ def hedge(src: Path, dst: Path, rubrics: Sequence[Any], how: str = "fields") -> 
             hedged |= {i for i, r in enumerate(rubrics) for c in (r.checks or []) for leaf in check_leaves(c)
                        if hasattr(leaf, "names") and target(dst, leaf.names[0]) in (p, twin)}
         else:
-            raise ValueError(f"unknown hedge {how!r}: expected 'fields', 'copies' or one of {sorted(HEDGES)}")
+            raise ValueError(f"unknown hedge {how!r}: expected 'fields', 'copies' or one of "
+                             f"{sorted(HEDGES) + list(SECOND_ANSWERS)}")
     return dst, sorted(hedged)
 
 

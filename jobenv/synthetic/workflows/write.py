@@ -101,6 +101,8 @@ def write_workflow_task(wf: Workflow, draft: Draft, task_dir: Path, *, occupatio
         naive_score = weighted_score(rubrics, grade_checks(rubrics, out, text))
         if max_naive is not None and naive_score > max_naive:
             raise QualityGateError(f"naive pipeline: the obvious procedure scores {naive_score:.2f} (at most {max_naive})")
+        # recorded as the checks judge rewards it (it also reads the inputs; see the generator)
+        naive_score = weighted_score(rubrics, grade_checks(rubrics, out, text, inputs=folder))
         problems = probe_rubrics(rubrics, outputs, scratch / "probes", full=False, instructions=text)
         if problems:
             raise QualityGateError(f"probe: {problems[0]}")

@@ -8,10 +8,11 @@ Each case is a task plus variants of its output, each labelled with what a caref
 * ``trap`` (3): an output that falls for the task's trap (the reference logic run on a task folder that
   "believes" the trap, or the ground truth with the trap's answer taken). Label: the trap's rubric earns
   nothing.
-* ``hedged`` (12): the correct output plus competing answers (second values for every labelled fact, a
+* ``hedged`` (15): the correct output plus competing answers (second values for every labelled fact, a
   competing copy of each deliverable, or each value rewritten in place the ways people hedge: "X or Y",
   "none or X", "X or 0", "X and/or Y", "X / Y", "X (possibly Y)", "X (Y on the rerun)", "X (Y if ...)",
-  "X, unless ..."). Label: every hedged rubric earns nothing.
+  "X, unless ..."), or offered beside it: a table row's further cell, a footnote on the value, a second memo).
+  Label: every hedged rubric earns nothing.
 * ``blind`` (4): no computation: every answer sprayed, a placeholder template, and a realistic guess (the
   correct tables' headers and keys with guessed cells and flags, memo lines with the first or the last allowed
   answer - the negative decision -, "none" lists, values the instructions state, plausible prose). Label: at

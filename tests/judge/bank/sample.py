@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jobenv.judge.probes import HEDGES, blind, guess, hedge, paraphrase
+from jobenv.judge.probes import HEDGES, SECOND_ANSWERS, blind, guess, hedge, paraphrase
 from jobenv.tasks import load_task_dir
 
 from . import Case, Variant
@@ -181,7 +181,7 @@ def sample_cases(root: Path) -> list[Case]:
         assert trap_idx, (task.id, prefix)
         variants += [Variant(f"trap-{s}", "trap", _style(fooled, base / f"trap-{s}", task.rubrics, s), trap_idx)
                      for s in TRAP_STYLES]
-        for how in ("fields", "copies", *HEDGES):
+        for how in ("fields", "copies", *HEDGES, *SECOND_ANSWERS):
             out, must_fail = hedge(ref, base / f"hedged-{how}", task.rubrics, how)
             variants.append(Variant(f"hedged-{how}", "hedged", out, must_fail))
         for how in ("template", "spray"):

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from jobenv.judge.probes import HEDGES, blind, guess, hedge, paraphrase
+from jobenv.judge.probes import HEDGES, SECOND_ANSWERS, blind, guess, hedge, paraphrase
 from jobenv.synthetic.build import plan_task
 from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.generator import QualityGateError, write_task
@@ -91,7 +91,7 @@ def synthetic_cases(root: Path) -> list[Case]:
             t = _task(fam, kind, root / "tasks")
             fell, idx = _fall_for(t, out / f"trap-{kind}")
             variants.append(Variant(f"trap-{kind}", "trap", fell, idx, task=t))
-        for how in ("fields", "copies", *HEDGES):
+        for how in ("fields", "copies", *HEDGES, *SECOND_ANSWERS):
             o, must_fail = hedge(gt, out / f"hedged-{how}", task.rubrics, how)
             variants.append(Variant(f"hedged-{how}", "hedged", o, must_fail))
         for how in ("template", "spray"):
