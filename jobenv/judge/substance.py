@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,15 +61,39 @@ def _cell_key(c: CellCheck) -> tuple[str, tuple[tuple[str, str], ...], str]:
 _INPUT_EXTS = {".csv", ".tsv", ".xlsx", ".xlsm", ".db", ".sqlite", ".sqlite3"}
 _INPUT_MAX_BYTES = 20_000_000
 _INPUT_MAX_ROWS = 50_000
+_INPUT_MAX_UNZIPPED = 100_000_000  # a workbook that inflates past this is not read (a zip bomb)
+_INPUT_MAX_VALUE = 1_000_000  # bytes of one SQLite value
+_INPUT_CPU_S = 5.0  # CPU seconds of this thread for all of a folder's inputs: a crafted table stops being read
+
+
+class _OverBudget(Exception):
+    pass
 
 
 def input_tables(folder: Path | None) -> list[list[list[Any]]]:
     """The tables of a task's input folder (csv/tsv files, workbook sheets, SQLite tables) as rows of cells. The
-    inputs are the task's own files, not the agent's; an unreadable one is skipped. Never raises."""
+    inputs are the task's own files, not the agent's; an unreadable one is skipped, and so is whatever is left when
+    the folder's reading has used ``_INPUT_CPU_S`` of CPU (a crafted table: generated columns, a zip bomb, which
+    would otherwise stall grading in the caller's process). Never raises."""
     out: list[list[list[Any]]] = []
     if folder is None or not Path(folder).is_dir():
         return out
+    deadline = time.thread_time() + _INPUT_CPU_S
+
+    def over() -> bool:
+        return time.thread_time() > deadline
+
+    def rows_of(it: Any) -> list[list[Any]]:
+        rows: list[list[Any]] = []
+        for r in itertools.islice(it, _INPUT_MAX_ROWS):
+            if len(rows) % 1000 == 0 and over():
+                raise _OverBudget
+            rows.append(list(r))
+        return rows
+
     for p in sorted(Path(folder).rglob("*")):
+        if over():
+            break  # the rest of the inputs stay unread: a copy from them is simply not recognised
         try:
             if p.suffix.lower() not in _INPUT_EXTS or not p.is_file() or p.stat().st_size > _INPUT_MAX_BYTES:
                 continue
@@ -76,29 +101,33 @@ def input_tables(folder: Path | None) -> list[list[list[Any]]]:
                 import csv
 
                 with p.open(encoding="utf-8", errors="replace", newline="") as fh:
-                    rows = list(itertools.islice(csv.reader(fh, delimiter="\t" if p.suffix.lower() == ".tsv" else ","),
-                                                 _INPUT_MAX_ROWS))
-                out.append([list(r) for r in rows])
+                    out.append(rows_of(csv.reader(fh, delimiter="\t" if p.suffix.lower() == ".tsv" else ",")))
             elif p.suffix.lower() in (".xlsx", ".xlsm"):
+                import zipfile
+
                 import openpyxl
 
+                with zipfile.ZipFile(p) as z:
+                    if sum(i.file_size for i in z.infolist()) > _INPUT_MAX_UNZIPPED:
+                        continue
                 wb = openpyxl.load_workbook(p, data_only=True, read_only=True)
                 try:
-                    out += [[list(r) for r in itertools.islice(ws.iter_rows(values_only=True), _INPUT_MAX_ROWS)]
-                            for ws in wb.worksheets]
+                    out += [rows_of(ws.iter_rows(values_only=True)) for ws in wb.worksheets]
                 finally:
                     wb.close()
             else:
                 import sqlite3
 
                 con = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
+                con.set_progress_handler(lambda: 1 if over() else 0, 100)  # non-zero aborts the statement
+                con.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, _INPUT_MAX_VALUE)  # no 100 MB generated string
                 try:
                     for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
                         cur = con.execute(f'SELECT * FROM "{name}" LIMIT {_INPUT_MAX_ROWS}')
-                        out.append([[d[0] for d in cur.description], *[list(r) for r in cur.fetchall()]])
+                        out.append([[d[0] for d in cur.description], *rows_of(cur)])
                 finally:
                     con.close()
-        except Exception:  # an input that cannot be read states nothing
+        except Exception:  # an input that cannot be read, or reads past the budget, states nothing
             continue
     return out
 
