@@ -32,8 +32,8 @@ DEFAULT_SPLIT_SIZE = 24
 
 
 def generate(n: int, seed: int, out_dir: Path, **kwargs: Any) -> list[Path]:
-    """See :func:`jobenv.synthetic.generator.generate`."""
-    from .generator import generate as _generate
+    """See :func:`jobenv.synthetic.runner.generate`."""
+    from .runner import generate as _generate
 
     return _generate(n, seed, Path(out_dir), **kwargs)
 

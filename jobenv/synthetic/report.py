@@ -56,8 +56,10 @@ def split_report(task_dirs: list[Path], stats: Any = None, *, max_pairs: int = 1
         "data_sources": dict(sorted(Counter(f"{m['data_source']['package']}/{m['data_source']['dataset']}"
                                             for m in metas).items())),
         "licences": sorted({m["licence"] for m in metas}),
-        "data_source_licences": dict(sorted({f"{m['data_source']['package']}/{m['data_source']['dataset']}": m["licence"]
+        "data_source_licences": dict(sorted({f"{m['data_source']['package']}/{m['data_source']['dataset']}":
+                                             f"{'generated' if _generated(m) else 'real'}, {m['licence']}"
                                              for m in metas}.items())),
+        "generated_data_share": sum(map(_generated, metas)) / n if n else None,
         "workflows": dict(sorted(Counter(m["workflow"]["key"] for m in metas if m.get("workflow")).items())),
         "workflows_per_profession": _workflows_per_profession(metas),
         "traps_per_task": {str(k): trap_counts[k] for k in sorted(trap_counts)},
@@ -80,7 +82,14 @@ def split_report(task_dirs: list[Path], stats: Any = None, *, max_pairs: int = 1
     }
     if stats is not None:
         rep["rejected_draws"] = dict(sorted(stats.rejected.items()))
+        rep["moved_on"] = dict(sorted(getattr(stats, "moved_on", {}).items()))
+        rep["moves"] = list(getattr(stats, "moves", []))
     return rep
+
+
+def _generated(meta: dict[str, Any]) -> bool:
+    """Whether a task's data were generated (a workflow's, or any marked so) rather than a real data set."""
+    return bool(meta["data_source"].get("generated", meta.get("workflow") is not None))
 
 
 def _workflows_per_profession(metas: list[dict[str, Any]]) -> dict[str, int]:
@@ -125,6 +134,8 @@ def format_report(rep: dict[str, Any]) -> str:
         f"-{max(rep['professions'].values(), default=0)})",
         f"data sources ({len(rep['data_sources'])})    {_kv(rep['data_sources'])}",
         f"licences             {'; '.join(rep['licences'])}",
+        f"data (real or generated, licence) {'; '.join(f'{k} ({v})' for k, v in rep['data_source_licences'].items())}",
+        f"generated data       {pct(rep['generated_data_share'])} of tasks",
         f"workflows ({len(rep['workflows'])})        {_kv(rep['workflows']) or 'none'} (professions with one or more: "
         f"{sum(1 for v in rep['workflows_per_profession'].values() if v)} of {len(rep['workflows_per_profession'])})",
         f"traps per task       {_kv(rep['traps_per_task'])}",
@@ -146,4 +157,6 @@ def format_report(rep: dict[str, Any]) -> str:
     ]
     if "rejected_draws" in rep:
         lines.append(f"rejected draws       {_kv(rep['rejected_draws']) or 'none'}")
+        lines.append(f"moved on to a case   {_kv(rep['moved_on']) or 'none'}")
+        lines += [f"  {m}" for m in rep["moves"][:10]]
     return "\n".join(lines) + "\n"
