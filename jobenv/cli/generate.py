@@ -55,13 +55,15 @@ def run(opts: Options) -> int:
     from ..extras import require
 
     require("synthetic", "jobenv generate")
-    from ..synthetic.runner import MANIFEST, GenerationStats, generate, progress_printer
+    from ..synthetic.runner import GenerationStats, generate, progress_printer, resumable
 
-    if out.is_dir() and any(out.iterdir()) and not opts.force and not (out / MANIFEST).is_file():
-        raise JobenvError(f"--out {out}: folder is not empty (pass --force to write into it)")
+    judgement = not opts.checks_only
+    if out.is_dir() and any(out.iterdir()) and not opts.force and not resumable(out, opts.seed, judgement):
+        raise JobenvError(f"--out {out}: folder is not empty and holds no run of this generation to resume "
+                          "(pass --force to write into it)")
     stats = GenerationStats()
     t0 = time.perf_counter()
-    paths = generate(opts.n, opts.seed, out, stats=stats, judgement=not opts.checks_only, workers=opts.jobs,
+    paths = generate(opts.n, opts.seed, out, stats=stats, judgement=judgement, workers=opts.jobs,
                      progress=progress_printer(opts.progress_every, sys.stderr))
     dt = time.perf_counter() - t0
     from ..synthetic.report import format_report, split_report

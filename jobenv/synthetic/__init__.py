@@ -39,7 +39,7 @@ def generate(n: int, seed: int, out_dir: Path, **kwargs: Any) -> list[Path]:
 
 
 def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0, *, judgement: bool = False) -> Path:
-    """See :func:`jobenv.synthetic.generator.ensure_default_split`."""
-    from .generator import ensure_default_split as _ensure
+    """See :func:`jobenv.synthetic.runner.ensure_default_split`."""
+    from .runner import ensure_default_split as _ensure
 
     return _ensure(Path(dest), n=n, seed=seed, judgement=judgement)

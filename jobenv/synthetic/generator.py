@@ -1,8 +1,8 @@
 """The generator's per-task half: writing one planned task and gating it, and the split cache.
 
 ``write_task`` writes a scenario's plan to a task directory in the JobTasks layout and runs the gates; which
-task each index draws, the budgets, resuming and the process pool live in ``runner.py`` (``generate``,
-``GenerationStats`` and ``assignment`` are importable from here too).
+task each index draws, the budgets, resuming, the process pool and the cached default split live in
+``runner.py``.
 
 Quality gates (a draw failing one is dropped and redrawn from the next attempt's stream):
 - ``degenerate``: ties at a threshold, values on a rounding boundary, a trap that changes nothing, a graded
@@ -25,11 +25,9 @@ Quality gates (a draw failing one is dropped and redrawn from the next attempt's
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import importlib.util
 import json
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -51,23 +49,12 @@ from .gates import (
     weighted_score,
 )
 
-__all__ = ["GENERATOR_VERSION", "DEFAULT_SPLIT_SIZE", "MAX_TASK_BYTES", "MAX_NAIVE_SCORE", "NAIVE_PIPELINE",
+__all__ = ["GENERATOR_VERSION", "MAX_TASK_BYTES", "MAX_NAIVE_SCORE", "NAIVE_PIPELINE",
            "TaskMeta", "weighted_score", "graded_values", "value_overlap", "MAX_VALUE_OVERLAP",
-           "QualityGateError", "write_task", "ensure_default_split", "grade_checks", "write_naive_pipeline"]
+           "QualityGateError", "write_task", "grade_checks", "write_naive_pipeline"]
 
 
-def __getattr__(name: str) -> Any:
-    # the run (cases, budgets, resuming, the pool) moved to runner.py; these names still resolve here
-    if name in ("generate", "GenerationStats", "assignment"):
-        from . import runner
-
-        return getattr(runner, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-DEFAULT_SPLIT_SIZE = 24
 NAIVE_PIPELINE = ("duplicates", "file", "units", "scope", "premise")  # every shortcut of rubrics.NAIVE_FLAG
-SPLIT_MARKER = ".jobenv-synthetic.json"
 _ENGINE = Path(__file__).resolve().parent / "solvers" / "engine.py"
 
 
@@ -255,50 +242,3 @@ def _card(plan: Plan, facts: dict[str, Any], traps: list[dict[str, Any]]) -> str
              f"- Flagged: {', '.join(facts['flagged']) or 'none'}; top: {facts['top']}",
              f"- Records analysed: {facts['records']} (of {facts['raw_rows']} rows in {facts['source_file']})"]
     return "\n".join(lines) + "\n"
-
-
-def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0, *, judgement: bool = False) -> Path:
-    """Generate ``n`` tasks from ``seed`` into ``dest`` once; later calls return ``dest`` at once.
-
-    This is the split the registry serves (``jobenv/synthetic``, the ``jobtasks/train`` stand-in), so by
-    default it has checks on every criterion and grades without an LLM; ``judgement=True`` adds the
-    LLM-graded rubrics.
-
-    Cached by a marker file recording the generator version, seed and n: a marker that disagrees (or a
-    half-written directory without one) causes regeneration. Concurrent callers serialise on a lock
-    file next to ``dest``; the split is built in a temporary sibling and moved into place, so a reader
-    never sees a partial split. Raises like :func:`generate`.
-    """
-    dest = Path(dest)
-    want = {"generator_version": GENERATOR_VERSION, "seed": int(seed), "n": int(n), "judgement": bool(judgement)}
-
-    def current() -> bool:
-        try:
-            got = json.loads((dest / SPLIT_MARKER).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return False
-        return all(got.get(k) == v for k, v in want.items())
-
-    if current():
-        return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = dest.parent / f".{dest.name}.lock"
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if current():
-            return dest
-        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
-        try:
-            from .runner import generate
-
-            tasks = generate(n, seed, tmp, judgement=judgement)
-            marker = dict(want, tasks=[p.relative_to(tmp).as_posix() for p in tasks])
-            (tmp / SPLIT_MARKER).write_text(to_json(marker), encoding="utf-8")
-            if dest.exists():
-                shutil.rmtree(dest)
-            os.replace(tmp, dest)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-    return dest
-

@@ -1,5 +1,5 @@
-"""Running a generation: which case each index draws, the budgets that move a draw on, resuming, progress and
-the process pool.
+"""Running a generation: which case each index draws, the budgets that move a draw on, resuming, progress, the
+process pool, and the cached default split (``ensure_default_split``).
 
 Task ``i`` of seed ``s`` is drawn from a sequence of *cases*: the profession, then the scenario or workflow its
 rotation assigns (case 0), then that profession's other options, then the next professions' options in the
@@ -22,12 +22,14 @@ manifest intact.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import json
 import os
 import random
 import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -38,15 +40,19 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import JobenvError, QualityGateError, TaskFormatError
 from .common import GENERATOR_VERSION, DegenerateTask
+from .gates import to_json
 from .professions import PROFESSIONS
 from .scenarios import scenarios_for
 from .workflows import Workflow, workflows_for
 
-__all__ = ["GenerationStats", "GATE_BUDGET", "DUPLICATE_BUDGET", "MANIFEST", "assignment", "case_of", "generate"]
+__all__ = ["GenerationStats", "GATE_BUDGET", "DUPLICATE_BUDGET", "MANIFEST", "assignment", "case_of", "generate",
+           "resumable", "progress_printer", "ensure_default_split", "DEFAULT_SPLIT_SIZE"]
 
 GATE_BUDGET = 10  # draws of one case that may fail a per-task gate before the index moves on to the next case
 DUPLICATE_BUDGET = 4  # draws of one case that may repeat an earlier task's graded values before it moves on
 MANIFEST = ".jobenv-generate.jsonl"
+DEFAULT_SPLIT_SIZE = 24
+SPLIT_MARKER = ".jobenv-synthetic.json"
 
 
 @dataclass
@@ -234,6 +240,16 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def resumable(out_dir: Path, seed: int, judgement: bool) -> bool:
+    """Whether ``out_dir`` holds a run of this generation (seed, judgement, generator version) to resume."""
+    head = ManifestHead(generator_version=GENERATOR_VERSION, seed=seed, judgement=judgement)
+    try:
+        first = (Path(out_dir) / MANIFEST).read_text(encoding="utf-8").split("\n", 1)[0]
+        return ManifestHead.model_validate_json(first) == head
+    except (OSError, ValidationError):
+        return False
+
+
 def _kept(out_dir: Path, head: ManifestHead) -> list[ManifestTask]:
     """The recorded tasks of the same generation whose files still hash as recorded, up to the first that does
     not (a task depends on the ones before it)."""
@@ -400,3 +416,47 @@ def progress_printer(every: int, stream: Any) -> Callable[[int, int, int], None]
               f"{dt / 60:.1f} min elapsed, about {eta / 60:.1f} min left", file=stream, flush=True)
 
     return report
+
+
+def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0, *, judgement: bool = False) -> Path:
+    """Generate ``n`` tasks from ``seed`` into ``dest`` once; later calls return ``dest`` at once.
+
+    This is the split the registry serves (``jobenv/synthetic``, the ``jobtasks/train`` stand-in), so by
+    default it has checks on every criterion and grades without an LLM; ``judgement=True`` adds the
+    LLM-graded rubrics.
+
+    Cached by a marker file recording the generator version, seed and n: a marker that disagrees (or a
+    half-written directory without one) causes regeneration. Concurrent callers serialise on a lock
+    file next to ``dest``; the split is built in a temporary sibling and moved into place, so a reader
+    never sees a partial split. Raises like :func:`generate`.
+    """
+    dest = Path(dest)
+    want = {"generator_version": GENERATOR_VERSION, "seed": int(seed), "n": int(n), "judgement": bool(judgement)}
+
+    def current() -> bool:
+        try:
+            got = json.loads((dest / SPLIT_MARKER).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        return all(got.get(k) == v for k, v in want.items())
+
+    if current():
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = dest.parent / f".{dest.name}.lock"
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if current():
+            return dest
+        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+        try:
+            tasks = generate(n, seed, tmp, judgement=judgement)
+            marker = dict(want, tasks=[p.relative_to(tmp).as_posix() for p in tasks])
+            (tmp / SPLIT_MARKER).write_text(to_json(marker), encoding="utf-8")
+            if dest.exists():
+                shutil.rmtree(dest)
+            os.replace(tmp, dest)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    return dest

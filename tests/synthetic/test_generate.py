@@ -104,8 +104,11 @@ def test_report_figures(split, split_stats):
     assert rep["similarity_median_max"] is not None and rep["similarity_median_max"] < 0.6
     assert rep["criteria_per_rubric"] >= 3.0
     text = format_report(rep)
-    for label in ("families", "professions", "data sources", "trap kinds", "premise holds", "similarity", "files per task"):
+    for label in ("families", "professions", "data sources", "trap kinds", "premise holds", "similarity", "files per task",
+                  "deliverable types", "workflows per profession", "generated data", "data (real or generated, licence)"):
         assert label in text
+    assert rep["deliverable_types"].get("csv", 0) >= 1 and set(rep["deliverable_types"]) <= {"csv", "md", "txt", "docx", "xlsx", "pptx"}
+    assert all(v.startswith(("real, ", "generated, ")) for v in rep["data_source_licences"].values())
 
 
 def test_same_seed_same_bytes_and_prefix_stable(tmp_path):

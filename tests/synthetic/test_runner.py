@@ -126,7 +126,9 @@ def test_the_cli_resumes_and_reports_progress(tmp_path, capsys):
     got = capsys.readouterr()
     assert "1 kept from an earlier run" in got.out and "generated 2 tasks" in got.out
     assert "generate: 2/2 tasks (100 %)" in got.err and "tasks/s" in got.err
-    # a folder holding anything else is refused without --force, and left as it was
+    # another generation's run (another seed) or anything else is refused without --force, and left as it was
+    assert main(["generate", "--n", "1", "--seed", "4", "--out", str(out), "--checks-only"]) == 2
+    assert len(list(out.glob("*/task*/meta.json"))) == 2
     (tmp_path / "y").mkdir()
     (tmp_path / "y" / "notes.txt").write_text("mine")
     assert main(["generate", "--n", "1", "--seed", "4", "--out", str(tmp_path / "y")]) == 2
