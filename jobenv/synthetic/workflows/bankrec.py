@@ -47,12 +47,28 @@ _LABELS = {
     "decision": ("Payroll funding covered", "Balance covers the payroll transfer", "Enough cash for the payroll draw"),
     "premise": ("Cheque {no} cleared by month end", "Cheque {no} has cleared", "Cheque {no} paid by the bank"),
 }
-_REC = {"bank": "Balance per bank statement", "dit": "Add: deposits in transit", "os": "Less: outstanding cheques",
-        "adjusted_bank": "Adjusted bank balance", "book": "Balance per general ledger",
-        "interest": "Add: interest credited by the bank", "fees": "Less: bank service charges",
-        "nsf": "Less: NSF cheques returned", "stale": "Add: stale-dated cheques reclassified",
-        "correction": "Add/(less): cheque posting corrections", "unmatched": "Add/(less): other unmatched bank items",
-        "adjusted_book": "Adjusted book balance", "difference": "Unreconciled difference"}
+_REC = {"bank": ("Balance per bank statement", "Bank statement closing balance", "Balance per bank"),
+        "dit": ("Add: deposits in transit", "Plus deposits in transit", "Add deposits not yet credited"),
+        "os": ("Less: outstanding cheques", "Minus outstanding cheques", "Less cheques not yet presented"),
+        "adjusted_bank": ("Adjusted bank balance", "Bank balance as adjusted", "Reconciled bank balance"),
+        "book": ("Balance per general ledger", "GL 1010 closing balance", "Balance per books"),
+        "interest": ("Add: interest credited by the bank", "Plus bank interest not yet booked", "Add interest earned"),
+        "fees": ("Less: bank service charges", "Minus bank fees not yet booked", "Less service charges"),
+        "nsf": ("Less: NSF cheques returned", "Minus returned customer cheques", "Less returned items (NSF)"),
+        "stale": ("Add: stale-dated cheques reclassified", "Plus stale cheques to unclaimed property",
+                  "Add back stale-dated cheques"),
+        "correction": ("Add/(less): cheque posting corrections", "Plus/(minus) posting errors",
+                       "Correction of mis-posted cheques"),
+        "unmatched": ("Add/(less): other unmatched bank items", "Plus/(minus) other bank items",
+                      "Other unexplained bank items"),
+        "adjusted_book": ("Adjusted book balance", "Book balance as adjusted", "Reconciled book balance"),
+        "difference": ("Unreconciled difference", "Difference (must be zero)", "Out-of-balance amount")}
+_DIRS = {"bank": ("bank/statements", "treasury/bank_exports", "banking/statements"),
+         "ledger": ("ledger", "gl_exports", "accounting/gl"),
+         "recs": ("reconciliations", "close/bank_recs", "month_end/recs"),
+         "mail": ("correspondence", "email", "inbox"),
+         "policy": ("policies", "finance_manual", "controls/policies"),
+         "ap": ("ap", "payables", "accounts_payable")}
 
 
 def _lognormal(rng: random.Random, median: float, sigma: float = 0.8) -> float:
@@ -273,12 +289,14 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     tag = f"{m['end']:%Y-%m}"
     prev_tag = f"{m['prev_end']:%Y-%m}"
     acct = str(rng.randint(1000, 9999))
+    dirs = pick_labels(rng, _DIRS)
     P: dict[str, Any] = {
-        "files": {"statement": f"bank/statements/operating_x{acct}_{tag}.csv", "gl": f"ledger/gl_1010_detail_{tag}.xlsx",
-                  "prior": f"reconciliations/{prev_tag}/bank_rec_{prev_tag}.xlsx"},
+        "files": {"statement": f"{dirs['bank']}/operating_x{acct}_{tag}.csv",
+                  "gl": f"{dirs['ledger']}/{rng.choice(('gl_1010_detail', 'cash_1010_activity', 'gl_detail_1010'))}_{tag}.xlsx",
+                  "prior": f"{dirs['recs']}/{prev_tag}/bank_rec_{prev_tag}.xlsx"}, "dirs": dirs,
         "gl_sheet": "GL detail", "prior_outstanding_sheet": "Outstanding", "prior_dit_sheet": "DIT",
         "month_end": iso(m["end"]), "stale_days": 180, "accounts": dict(_ACCOUNTS), "funding": 0.0,
-        "premise_cheque": "", "labels": {}, "rec_labels": dict(_REC),
+        "premise_cheque": "", "labels": {}, "rec_labels": pick_labels(rng, _REC),
         "deliverables": {"workbook": f"bank_rec_{tag}.xlsx", "upload": rng.choice((f"aje_{tag}.csv", "gl_import_aje.csv")),
                          "memo": rng.choice((f"rec_memo_{tag}.docx", "cash_rec_note.docx", "controller_note.md"))},
     }
@@ -322,37 +340,64 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
                   (L["stale_total"], "US dollars, 2 decimal places"),
                   (L["correction"], "US dollars, 2 decimal places, positive if it increases cash"),
                   (L["decision"], "yes or no"), (L["premise"], "yes or no")]
-    rec_lines = "\n".join(f"   {v}" for v in _REC.values())
+    R = P["rec_labels"]
+    rec_lines = "\n".join(f"   {R[k]}" for k in _REC)
     month_name = f"{m['end']:%B %Y}"
+    D = P["dirs"]
     opener = rng.choice((f"From: {boss}, Controller\nTo: Accounts\nSubject: {month_name} bank reconciliation\n\n",
-                         f"{boss} (Controller) - close checklist item 4.2, bank reconciliation for {month_name}\n\n",
-                         f"Subject: Operating account rec, {month_name}\nFrom: {boss}\n\n"))
+                         f"{boss} (Controller) - close checklist item {rng.randint(3, 6)}.{rng.randint(1, 4)}, bank "
+                         f"reconciliation for {month_name}\n\n",
+                         f"Subject: Operating account rec, {month_name}\nFrom: {boss}\n\n",
+                         f"Hi - {boss} here.\n\n"))
     ask = rng.choice((f"Please reconcile the operating account (GL 1010) to the bank for {month_name}.",
                       f"The auditors want the {month_name} operating account reconciliation in the binder, so please "
-                      "prepare it.", f"I need the {month_name} bank rec for the operating account before we sign off the close."))
+                      "prepare it.", f"I need the {month_name} bank rec for the operating account before we sign off the close.",
+                      f"Can you take the {month_name} cash rec for account 1010 this month? Our usual preparer is out."))
     belief = rng.choice((f"AP tells me cheque {pick['no']} to {pick['payee']} cleared before month end - confirm from "
                          "the statement.", f"I was told cheque {pick['no']} ({pick['payee']}) has been paid by the bank; "
-                         "please check."))
+                         "please check.", f"{pick['payee']} says they deposited our cheque {pick['no']} ages ago, so it "
+                         "should have cleared - has it?"))
+    steps = [rng.choice(("Match the bank statement to the ledger detail for 1010 and to last month's reconciliation.",
+                         f"Tick the {month_name} statement against the 1010 ledger detail and last month's rec.",
+                         "Agree every statement line to the ledger or to last month's open items.")),
+             rng.choice(("List the outstanding cheques and the deposits in transit; deal with any stale-dated cheque "
+                         "as the policy says.", "Work out what is still outstanding (cheques) and in transit "
+                         "(deposits), applying the policy's stale-date rule.",
+                         "Build the outstanding-cheque and deposit-in-transit lists; old cheques follow the policy.")),
+             rng.choice(("Find any posting error and the bank's own items, and draft the adjusting entries.",
+                         "Draft the adjusting entries for whatever the bank recorded that we have not, and for any "
+                         "mis-posting.", "Put through entries for the bank's charges and credits and any posting error.")),
+             rng.choice(("Prove the rec (adjusted bank = adjusted book) and tell me whether the adjusted balance covers "
+                         f"the payroll funding payroll has asked for (see {D['mail']}/).",
+                         f"Check that the rec balances, then tell me if the adjusted balance covers payroll's funding "
+                         f"request in {D['mail']}/.", "Make sure the two sides agree, and say whether we can fund the "
+                         f"payroll draw payroll mentioned ({D['mail']}/) without a sweep from savings."))]
+    deliverables = [
+        f"{P['deliverables']['workbook']}: a sheet Rec with these lines in column A (header Line) and the amounts in "
+        "column B (header Amount), " + rng.choice(("the totals as live formulas:", "totals as formulas, not typed "
+                                                    "values:", "with the subtotals and the difference as formulas:"))
+        + "\n" + rec_lines + "\n   and sheets Outstanding (cheque_no, date, payee, amount), DIT (reference, amount) "
+        "and Stale (cheque_no, date, payee, amount), one row per item.",
+        f"{P['deliverables']['upload']}: " + rng.choice((
+            "the adjusting entries for the GL import", "the journal entries in the ERP's import layout",
+            "our adjusting journal, ready to upload")) + ", columns entry, account, debit, credit, description "
+        "(account numbers from the chart of accounts; one line per account per entry).",
+        f"{P['deliverables']['memo']}: " + rng.choice(("a note to me starting with these lines (label, colon, value), "
+                                                       "then your explanation of the reconciling items and any "
+                                                       "judgement calls:", "a covering note for my sign-off that opens "
+                                                       "with these labelled lines, then explains the reconciling items:",
+                                                       "a short memo beginning with these lines (label: value), then "
+                                                       "the reasoning behind anything you had to decide:"))
+        + "\n" + "\n".join(f"   {lbl}: <{hint}>" for lbl, hint in memo_lines)]
     prompt = "\n\n".join([
         opener + ask + " " + belief,
-        "Steps, as the cash policy in policies/ sets them out:\n"
-        "1. Match the bank statement to the ledger detail for 1010 and to last month's reconciliation.\n"
-        "2. List the outstanding cheques and the deposits in transit; deal with any stale-dated cheque as the policy says.\n"
-        "3. Find any posting error and the bank's own items, and draft the adjusting entries.\n"
-        "4. Prove the rec (adjusted bank = adjusted book) and tell me whether the adjusted balance covers the payroll "
-        "funding transfer payroll has asked for (see correspondence/).",
-        "Deliverables in the output folder:\n"
-        f"1. {P['deliverables']['workbook']}: a sheet Rec with these lines in column A (header Line) and the amounts in "
-        "column B (header Amount), the totals as live formulas:\n" + rec_lines + "\n"
-        "   and sheets Outstanding (cheque_no, date, payee, amount), DIT (reference, amount) and Stale (cheque_no, "
-        "date, payee, amount), one row per item.\n"
-        f"2. {P['deliverables']['upload']}: the adjusting entries for the GL import, columns entry, account, debit, "
-        "credit, description (account numbers from the chart of accounts; one line per account per entry).\n"
-        f"3. {P['deliverables']['memo']}: a note to me starting with these lines (label, colon, value), then your "
-        "explanation of the reconciling items and any judgement calls:\n"
-        + "\n".join(f"   {lbl}: <{hint}>" for lbl, hint in memo_lines),
-        rng.choice(("Thanks.", "Ping me if the statement and the ledger disagree on anything material.", "Cheers.")) + "\n"
-        + boss.split()[0],
+        rng.choice(("Steps, as the cash policy sets them out:", "What I need done (the cash policy in "
+                                                                 f"{D['policy']}/ has the rules):",
+                    "The usual routine:")) + "\n" + "\n".join(f"{k}. {t}" for k, t in enumerate(steps, 1)),
+        rng.choice(("Deliverables in the output folder:", "Please leave in the output folder:", "Outputs:")) + "\n"
+        + "\n".join(f"{k}. {t}" for k, t in enumerate(deliverables, 1)),
+        rng.choice(("Thanks.", "Ping me if the statement and the ledger disagree on anything material.", "Cheers.",
+                    "Flag anything odd rather than forcing it to balance.")) + "\n" + boss.split()[0],
         "Local Reference Files:\n" + "\n".join(f"- {f}" for f in sorted(writers)),
     ]) + "\n"
     return Draft(subject=f"Bank reconciliation, operating account, {month_name}", instructions=prompt, files=writers,
@@ -395,46 +440,47 @@ def _workspace(rng: random.Random, P: dict[str, Any], m: dict[str, Any], acct: s
 
     for rel, write in _data_writers(P, m).items():
         add(rel, "data", write)
+    D = P["dirs"]
     version = rng.randint(3, 6)
-    add(f"policies/cash_reconciliation_policy_v{version}.docx", "policy", lambda p: write_docx(
+    add(f"{D['policy']}/cash_reconciliation_policy_v{version}.docx", "policy", lambda p: write_docx(
         p, f"Cash reconciliation policy v{version}", _policy(version, stale_days=P["stale_days"], current=True)
         + [f"Version {version} replaces all earlier versions from {iso(m['start'] - dt.timedelta(days=200))}."]))
-    add(f"policies/archive/cash_reconciliation_policy_v{version - 1}.pdf", "stale", lambda p: write_pdf(
+    add(f"{D['policy']}/archive/cash_reconciliation_policy_v{version - 1}.pdf", "stale", lambda p: write_pdf(
         p, f"Cash reconciliation policy v{version - 1}", _policy(version - 1, stale_days=90, current=False)))
     register = [[c["no"], iso(c["date"]), c["payee"], f"{c['amount']:.2f}", "issued"] for c in m["cheques"]]
-    add(f"ap/cheque_register_{tag}.csv", "data", lambda p: write_csv(
+    add(f"{D['ap']}/cheque_register_{tag}.csv", "data", lambda p: write_csv(
         p, ["cheque_no", "issue_date", "payee", "amount", "status"], register))
-    add("ledger/chart_of_accounts.csv", "reference", lambda p: write_csv(p, ["account", "name"], [
+    add(f"{D['ledger']}/chart_of_accounts.csv", "reference", lambda p: write_csv(p, ["account", "name"], [
         ["1010", "Cash - operating account"], ["1020", "Cash - savings"], ["1200", "Accounts receivable"],
         ["1990", "Suspense"], ["2000", "Accounts payable"], ["2150", "Unclaimed property payable"],
         ["6150", "Bank charges"], ["7010", "Interest income"], ["7900", "Miscellaneous income"]]))
-    add("bank/transaction_codes.txt", "reference", lambda p: write_text(p, (
+    add(f"{D['bank']}/transaction_codes.txt", "reference", lambda p: write_text(p, (
         "Bank transaction codes on statement exports\nBAL opening balance line\nDEP deposit credited\nCHK cheque paid\n"
         "ACH electronic debit\nRTN returned item (customer cheque returned unpaid)\nINT interest paid\n"
         "SVC account analysis service charge\n")))
     end = m["end"]
-    add(f"bank/statements/savings_x{rng.randint(1000, 9999)}_{tag}.csv", "distractor", lambda p: write_csv(
+    add(f"{D['bank']}/savings_x{rng.randint(1000, 9999)}_{tag}.csv", "distractor", lambda p: write_csv(
         p, ["post_date", "tran_code", "description", "reference", "debit", "credit", "balance"],
         [[iso(m["start"]), "BAL", "OPENING BALANCE", "", "", "", f"{rng.uniform(50_000, 150_000):.2f}"],
          [iso(end), "INT", "INTEREST PAID", "", "", f"{rng.uniform(20, 200):.2f}", ""]]))
-    add(f"bank/statements/operating_x{acct}_{prev_tag}.csv", "stale", lambda p: write_csv(
+    add(f"{D['bank']}/operating_x{acct}_{prev_tag}.csv", "stale", lambda p: write_csv(
         p, ["post_date", "tran_code", "description", "reference", "debit", "credit", "balance"],
         [[iso(m["prev_end"]), "BAL", "CLOSING BALANCE", "", "", "",
           f"{m['opening'] - sum(d['amount'] for d in m['prior_dit']) + sum(c['amount'] for c in m['prior_os']):.2f}"]]))
     n = m["nsf"]
-    add(f"correspondence/{iso(n['date'])}_bank_returned_item.txt", "email", lambda p: write_text(p, email_text(
+    add(f"{D['mail']}/{iso(n['date'])}_bank_returned_item.txt", "email", lambda p: write_text(p, email_text(
         sender="Commercial Banking Services", to="accounts receivable", date=iso(n["date"]),
         subject=f"Returned item notice - account ending {acct}",
         body=f"A cheque from {n['customer']} for {n['amount']:,.2f} USD, deposited under {n['ref']}, was returned "
              "unpaid (insufficient funds) and charged back to your account today.")))
     payday = end + dt.timedelta(days=1)
-    add(f"correspondence/{iso(end - dt.timedelta(days=2))}_payroll_funding.txt", "email", lambda p: write_text(
+    add(f"{D['mail']}/{iso(end - dt.timedelta(days=2))}_payroll_funding.txt", "email", lambda p: write_text(
         p, email_text(sender=f"{person(rng)}, Payroll", to="Controller", date=iso(end - dt.timedelta(days=2)),
                       subject="Funding for the next payroll",
                       body=f"Payroll will draw {P['funding']:,.2f} USD from the operating account on {iso(payday)}. "
                            "Let me know if the operating account cannot cover it and we will sweep from savings.")))
     old = m["prior_os"][-1]
-    add(f"correspondence/{iso(end - dt.timedelta(days=5))}_ap_old_cheque.txt", "email", lambda p: write_text(
+    add(f"{D['mail']}/{iso(end - dt.timedelta(days=5))}_ap_old_cheque.txt", "email", lambda p: write_text(
         p, email_text(sender=f"{person(rng)}, Accounts payable", to="Accounts", date=iso(end - dt.timedelta(days=5)),
                       subject=f"Cheque {old['no']}",
                       body=f"{old['payee']} never cashed cheque {old['no']} from {iso(old['date'])}. Last year we "
