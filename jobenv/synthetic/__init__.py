@@ -32,14 +32,14 @@ DEFAULT_SPLIT_SIZE = 24
 
 
 def generate(n: int, seed: int, out_dir: Path, **kwargs: Any) -> list[Path]:
-    """See :func:`jobenv.synthetic.generator.generate`."""
-    from .generator import generate as _generate
+    """See :func:`jobenv.synthetic.runner.generate`."""
+    from .runner import generate as _generate
 
     return _generate(n, seed, Path(out_dir), **kwargs)
 
 
 def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0, *, judgement: bool = False) -> Path:
-    """See :func:`jobenv.synthetic.generator.ensure_default_split`."""
-    from .generator import ensure_default_split as _ensure
+    """See :func:`jobenv.synthetic.runner.ensure_default_split`."""
+    from .runner import ensure_default_split as _ensure
 
     return _ensure(Path(dest), n=n, seed=seed, judgement=judgement)

@@ -1,8 +1,8 @@
 """A generated task audited for the defect classes found in earlier splits, from its files alone (``RUBRICS.json``,
 ``task_folder/`` and the ground truth's outputs), none of it taken from the generator's own bookkeeping:
 
-- ``tolerance``: a graded figure's tolerance is at least one unit in the last decimal place its criterion states
-  (whole numbers are counts, graded exactly);
+- ``tolerance``: a graded figure's tolerance is at least one unit in the last decimal place its criterion states,
+  and a whole number (a count) is graded exactly;
 - ``precision``: every number the memo is graded on has its precision stated where the prompt asks for it, and
   the house rules state the rounding rule (half up);
 - ``phantom``: no graded key or value is blank, ``nan`` or ``None`` (rows a reader made up);
@@ -84,6 +84,9 @@ def audit_task(task_dir: Path, *, regrade: bool = True) -> list[str]:
                     if places and leaf.tolerance + 1e-12 < 10 ** -places:
                         problems.append(f"tolerance: {text!r} allows {leaf.tolerance:g}, under one unit of "
                                         f"{places} places")
+                    if places == 0 and float(value).is_integer() and leaf.tolerance > 0:
+                        problems.append(f"tolerance: {text!r} is a whole number graded within {leaf.tolerance:g} "
+                                        "(counts are exact)")
                     if isinstance(leaf, FieldCheck) and places is not None and places > 0:
                         numeric_labels.add(leaf.label)
                     if isinstance(leaf, FieldCheck) and after_top:  # the figure stated for the top

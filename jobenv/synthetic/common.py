@@ -94,8 +94,8 @@ def rnd(x: float, decimals: int) -> float:
 def tol(decimals: int) -> float:
     """Tolerance of a graded figure stated to ``decimals`` places: one unit in the last place, so a value rounded
     another way (or from rounded intermediates) still counts, while the gates keep every other graded answer at
-    least two units away."""
-    return round(10 ** (-decimals) + 1e-9, 12)
+    least two units away. A whole number (a count, or a sum of whole numbers) is exact: 0."""
+    return round(10 ** (-decimals) + 1e-9, 12) if decimals > 0 else 0.0
 
 
 def near_rounding_boundary(x: float, decimals: int, eps: float = 1e-6) -> bool:

@@ -1,11 +1,8 @@
-"""The generator: seeds to task directories in the JobTasks layout, with quality gates.
+"""The generator's per-task half: writing one planned task and gating it, and the split cache.
 
-``generate(n, seed, out_dir)`` writes ``out_dir/<occupation>/taskN/``. Task ``i`` gets its profession,
-scenario and answer targets from the seed and ``i`` alone (professions cycle through a seeded order of
-all 35; the premise and decision targets are balanced in blocks of four), and is drawn from its own
-random stream (seed, generator version, index, attempt). So the same seed gives byte-identical tasks
-and a task does not change when ``n`` grows, except that a draw whose graded facts repeat an earlier
-task's is redrawn.
+``write_task`` writes a scenario's plan to a task directory in the JobTasks layout and runs the gates; which
+task each index draws, the budgets, resuming, the process pool and the cached default split live in
+``runner.py``.
 
 Quality gates (a draw failing one is dropped and redrawn from the next attempt's stream):
 - ``degenerate``: ties at a threshold, values on a rounding boundary, a trap that changes nothing, a graded
@@ -28,20 +25,15 @@ Quality gates (a draw failing one is dropped and redrawn from the next attempt's
 
 from __future__ import annotations
 
-import fcntl
-import functools
 import hashlib
 import importlib.util
 import json
-import os
-import random
 import shutil
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import JobenvError, QualityGateError, TaskFormatError
+from ..errors import QualityGateError
 from ..judge.probes import probe_rubrics
 from .common import GENERATOR_VERSION, DegenerateTask, Plan
 from .gates import (
@@ -56,84 +48,14 @@ from .gates import (
     to_json,
     weighted_score,
 )
-from .professions import PROFESSIONS
-from .scenarios import scenarios_for
-from .workflows import Workflow, workflows_for
-from .workflows.write import write_workflow_task
 
-__all__ = ["GENERATOR_VERSION", "DEFAULT_SPLIT_SIZE", "MAX_TASK_BYTES", "MAX_NAIVE_SCORE", "NAIVE_PIPELINE",
-           "TaskMeta", "GenerationStats", "weighted_score", "graded_values", "value_overlap", "MAX_VALUE_OVERLAP",
-           "QualityGateError", "assignment", "write_task", "generate", "ensure_default_split", "grade_checks",
-           "write_naive_pipeline"]
+__all__ = ["GENERATOR_VERSION", "MAX_TASK_BYTES", "MAX_NAIVE_SCORE", "NAIVE_PIPELINE",
+           "TaskMeta", "weighted_score", "graded_values", "value_overlap", "MAX_VALUE_OVERLAP",
+           "QualityGateError", "write_task", "grade_checks", "write_naive_pipeline"]
 
-DEFAULT_SPLIT_SIZE = 24
-MAX_ATTEMPTS = 30
+
 NAIVE_PIPELINE = ("duplicates", "file", "units", "scope", "premise")  # every shortcut of rubrics.NAIVE_FLAG
-SPLIT_MARKER = ".jobenv-synthetic.json"
 _ENGINE = Path(__file__).resolve().parent / "solvers" / "engine.py"
-
-
-@dataclass
-class GenerationStats:
-    """What happened during one generate() call: accepted tasks and rejected draws by gate."""
-
-    accepted: int = 0
-    rejected: dict[str, int] = field(default_factory=dict)
-    reasons: list[str] = field(default_factory=list)
-
-    def reject(self, gate: str, reason: str) -> None:
-        self.rejected[gate] = self.rejected.get(gate, 0) + 1
-        if len(self.reasons) < 50:
-            self.reasons.append(f"{gate}: {reason}")
-
-
-def _stream(seed: int, index: int, attempt: int) -> random.Random:
-    # String seeds hash with SHA-512 inside random.seed: stable across processes and platforms.
-    return random.Random(f"jobenv-synthetic:{GENERATOR_VERSION}:{seed}:{index}:{attempt}")
-
-
-def _balanced(seed: int, index: int, salt: str) -> bool:
-    block = [True, True, False, False]
-    random.Random(f"jobenv-synthetic-{salt}:{GENERATOR_VERSION}:{seed}:{index // 4}").shuffle(block)
-    return block[index % 4]
-
-
-def _options(occ: str) -> tuple[Any, ...]:
-    """What a profession's tasks are drawn from: its scenarios, then its workflows."""
-    return (*scenarios_for(occ), *workflows_for(occ))
-
-
-def _offset(seed: int, occ: str) -> int:
-    return random.Random(f"jobenv-synthetic-offset:{seed}:{occ}").randrange(len(_options(occ)))
-
-
-@functools.lru_cache(maxsize=64)
-def _profession_order(seed: int) -> tuple[str, ...]:
-    """The professions in a seeded order that spreads families: each next profession is, of the shuffled ones
-    left, the first whose first scenario's family is least used so far (ties keep the shuffle)."""
-    shuffled = [p.key for p in PROFESSIONS]
-    random.Random(f"jobenv-synthetic-professions:{GENERATOR_VERSION}:{seed}").shuffle(shuffled)
-    used: dict[str, int] = {}
-    order: list[str] = []
-    while shuffled:
-        fams = [_options(occ)[_offset(seed, occ)].family for occ in shuffled]
-        k = min(range(len(shuffled)), key=lambda i: used.get(fams[i], 0))
-        used[fams[k]] = used.get(fams[k], 0) + 1
-        order.append(shuffled.pop(k))
-    return tuple(order)
-
-
-def assignment(seed: int, index: int, attempt: int = 0) -> dict[str, Any]:
-    """Profession, scenario or workflow, answer targets and trap count of task ``index`` (the scenario rotates on
-    retries)."""
-    order = _profession_order(seed)
-    occ = order[index % len(order)]
-    options = _options(occ)
-    offset = _offset(seed, occ)
-    sc = options[(offset + index // len(order) + attempt // 10) % len(options)]
-    r = random.Random(f"jobenv-synthetic-traps:{GENERATOR_VERSION}:{seed}:{index}")
-    return {"occupation": occ, "scenario": sc, "decision": _balanced(seed, index, "decision"),
-            "premise": _balanced(seed, index, "premise"), "extra_traps": r.choices((1, 2, 3), (4, 4, 2))[0]}
 
 
 def solver_source(plan: Plan, label: str) -> str:
@@ -323,171 +245,3 @@ def _card(plan: Plan, facts: dict[str, Any], traps: list[dict[str, Any]]) -> str
              f"- Flagged: {', '.join(facts['flagged']) or 'none'}; top: {facts['top']}",
              f"- Records analysed: {facts['records']} (of {facts['raw_rows']} rows in {facts['source_file']})"]
     return "\n".join(lines) + "\n"
-
-
-@dataclass
-class _Draw:
-    """One index's first draw that passed every gate except the split-level duplicate check."""
-
-    index: int
-    attempt: int
-    occupation: str
-    facts_hash: str
-    staging: Path
-    rejected: list[tuple[str, str]]
-
-
-def _draw(seed: int, index: int, first_attempt: int, staging_root: str, judgement: bool) -> _Draw:
-    """Draw task ``index`` from ``first_attempt`` on until one passes the gates (runs in worker processes too).
-
-    Raises TaskFormatError after MAX_ATTEMPTS attempts.
-    """
-    from .build import plan_task
-
-    rejected: list[tuple[str, str]] = []
-    for attempt in range(first_attempt, MAX_ATTEMPTS):
-        a = assignment(seed, index, attempt)
-        staging = Path(staging_root) / f"i{index:06d}-a{attempt:02d}" / a["occupation"] / "task1"
-        shutil.rmtree(staging.parent.parent, ignore_errors=True)
-        staging.parent.mkdir(parents=True)
-        try:
-            if isinstance(a["scenario"], Workflow):
-                wf = a["scenario"]
-                draft = wf.draw(_stream(seed, index, attempt), a["occupation"],
-                                {"decision": a["decision"], "premise": a["premise"]})
-                _, fh = write_workflow_task(wf, draft, staging, occupation=a["occupation"], seed=seed, index=index,
-                                            attempt=attempt, judgement=judgement)
-            else:
-                plan = plan_task(_stream(seed, index, attempt), a["scenario"], a["occupation"], decision=a["decision"],
-                                 premise=a["premise"], extra_traps=a["extra_traps"])
-                _, fh = write_task(plan, staging, seed=seed, index=index, attempt=attempt,
-                                   role=str(plan.meta["role"]), judgement=judgement)
-            return _Draw(index, attempt, a["occupation"], fh, staging, rejected)
-        except (DegenerateTask, QualityGateError) as exc:
-            gate = "degenerate" if isinstance(exc, DegenerateTask) else str(exc).split(":", 1)[0]
-            rejected.append((gate, str(exc)))
-            shutil.rmtree(staging.parent.parent, ignore_errors=True)
-    last = rejected[-1][1] if rejected else "no attempt left"
-    raise TaskFormatError(f"generate: task index {index} (seed {seed}) failed every quality gate in "
-                          f"{MAX_ATTEMPTS} attempts; last: {last}")
-
-
-def generate(n: int, seed: int, out_dir: Path, *, stats: GenerationStats | None = None,
-             exclude_facts: set[str] | None = None, judgement: bool = True, workers: int | None = None) -> list[Path]:
-    """Generate ``n`` tasks from ``seed`` into ``out_dir/<occupation>/taskN/``; returns the task dirs in order.
-
-    A draw whose graded facts (meta.json ``facts_hash``) equal an earlier task's, or one in
-    ``exclude_facts`` (e.g. another split's), is redrawn. With ``judgement`` (the default, as in JobTasks)
-    every task also has two rubrics whose criteria need the LLM judge (``judge="auto"``); without it every
-    criterion has a deterministic check and the split grades offline with ``judge="checks"``.
-    ``workers`` processes draw tasks in parallel (default: one per CPU for 16 or more tasks); the result
-    does not depend on it, since each index is drawn from its own stream and accepted in index order.
-    Existing task directories with the same names are replaced. Raises JobenvError for n < 0 and
-    TaskFormatError when one index cannot produce a task that passes the gates in MAX_ATTEMPTS draws.
-    """
-    if n < 0:
-        raise JobenvError(f"generate: n must be >= 0, got {n}")
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stats = stats if stats is not None else GenerationStats()
-    if workers is None:
-        workers = min(os.cpu_count() or 1, 4) if n >= 16 else 1
-    counters: dict[str, int] = {}
-    seen: set[str] = set(exclude_facts or ())
-    kept_values: list[frozenset[str]] = []
-    made: list[Path] = []
-    staging_root = out_dir / ".staging"
-    shutil.rmtree(staging_root, ignore_errors=True)
-    staging_root.mkdir()
-    pool = None
-    try:
-        if workers > 1:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            from .build import prepared_records
-            from .scenarios import SCENARIOS
-
-            for sc in SCENARIOS:  # decompress and prepare once, before the workers fork
-                prepared_records(sc)
-            pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-            ahead = workers * 3
-            futures = {i: pool.submit(_draw, seed, i, 0, str(staging_root), judgement) for i in range(min(n, ahead))}
-        for index in range(n):
-            if pool is not None:
-                d = futures.pop(index).result()
-                if index + ahead < n:
-                    futures[index + ahead] = pool.submit(_draw, seed, index + ahead, 0, str(staging_root), judgement)
-            else:
-                d = _draw(seed, index, 0, str(staging_root), judgement)
-            while True:
-                for gate, reason in d.rejected:
-                    stats.reject(gate, reason)
-                values = graded_values(d.staging)
-                twin = d.facts_hash in seen or any(value_overlap(values, v) >= MAX_VALUE_OVERLAP for v in kept_values)
-                if not twin:
-                    break
-                stats.reject("duplicate", f"index {index} attempt {d.attempt}: graded values repeat an earlier task's")
-                shutil.rmtree(d.staging.parent.parent, ignore_errors=True)
-                d = _draw(seed, index, d.attempt + 1, str(staging_root), judgement)
-            seen.add(d.facts_hash)
-            kept_values.append(values)
-            number = counters.get(d.occupation, 0) + 1
-            final = out_dir / d.occupation / f"task{number}"
-            final.parent.mkdir(parents=True, exist_ok=True)
-            if final.exists():
-                shutil.rmtree(final)
-            os.replace(d.staging, final)
-            counters[d.occupation] = number
-            made.append(final)
-            stats.accepted += 1
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
-        shutil.rmtree(staging_root, ignore_errors=True)
-    return made
-
-
-def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0, *, judgement: bool = False) -> Path:
-    """Generate ``n`` tasks from ``seed`` into ``dest`` once; later calls return ``dest`` at once.
-
-    This is the split the registry serves (``jobenv/synthetic``, the ``jobtasks/train`` stand-in), so by
-    default it has checks on every criterion and grades without an LLM; ``judgement=True`` adds the
-    LLM-graded rubrics.
-
-    Cached by a marker file recording the generator version, seed and n: a marker that disagrees (or a
-    half-written directory without one) causes regeneration. Concurrent callers serialise on a lock
-    file next to ``dest``; the split is built in a temporary sibling and moved into place, so a reader
-    never sees a partial split. Raises like :func:`generate`.
-    """
-    dest = Path(dest)
-    want = {"generator_version": GENERATOR_VERSION, "seed": int(seed), "n": int(n), "judgement": bool(judgement)}
-
-    def current() -> bool:
-        try:
-            got = json.loads((dest / SPLIT_MARKER).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return False
-        return all(got.get(k) == v for k, v in want.items())
-
-    if current():
-        return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = dest.parent / f".{dest.name}.lock"
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if current():
-            return dest
-        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
-        try:
-            tasks = generate(n, seed, tmp, judgement=judgement)
-            marker = dict(want, tasks=[p.relative_to(tmp).as_posix() for p in tasks])
-            (tmp / SPLIT_MARKER).write_text(to_json(marker), encoding="utf-8")
-            if dest.exists():
-                shutil.rmtree(dest)
-            os.replace(tmp, dest)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-    return dest
-

@@ -193,8 +193,17 @@ class GroupMetric(Kind):
             rules.append(f"Small cells: a {sc.group_noun} with fewer than {A['min_n']} {sc.entity}s in scope is not "
                          "reported (write SUPPRESSED in the flag column and leave the value blank) and is never flagged.")
         if A["metric"] == "share" and "known" in A.get("event", {}):
-            rules.append(f"Denominator: a {sc.entity} censored (still alive) before day {A['event']['value']} has no known "
-                         "outcome and is left out of the denominator.")
+            ev, k = A["event"], A["event"]["known"]
+            day = num_text(ev["value"])
+            rules.append(f"Day {day}: a {sc.entity} counts as alive at day {day} when {ev['column']} is {day} or more, "
+                         f"whether or not they died later (a death on day {day} itself counts as alive at day {day}); "
+                         f"a {sc.entity} with {k['column']} = {num_text(k['value'])} and {ev['column']} under {day} "
+                         f"died before day {day}.")
+            rules.append(f"Denominator: a {sc.entity} censored ({k['column']} other than {num_text(k['value'])}, still "
+                         f"alive at last contact) with {ev['column']} under {day} has no known day-{day} outcome and is "
+                         f"left out of the denominator. The table's count column counts the {sc.entity}s in each "
+                         f"{sc.group_noun}'s denominator; the memo's count of {sc.entity}s is every in-scope {sc.entity}, "
+                         "censored early or not.")
         if A["metric"] == "ratio":
             rules.append(f"Definition: {sc.metric_noun} = total {sc.value} / total {A['den']} of the {sc.group_noun}"
                          + (f", times {num_text(A['scale'])}." if A.get("scale", 1.0) != 1.0 else "."))
@@ -282,7 +291,10 @@ class GroupMetric(Kind):
             extra.append(f"{ex['file']} listing the exceptions defined in the house rules, columns "
                          f"{', '.join(ex['columns'])}.")
         flag_note = f"(YES/NO{', or SUPPRESSED' if A.get('min_n') else ''})"
+        # which groups get a row: those with in-scope records (a lookup such as a capacity table may list more)
+        unit = (f"{sc.group_noun} with at least one in-scope {sc.entity}; a {sc.group_noun} with none gets no row, "
+                "even where another file lists it")
         return ({"file": table, "headers": [c["header"] for c in cols[:3]] + [f"{flag_head} {flag_note}"],
-                 "unit": sc.group_noun}, memo["file"], [(f["label"], f["hint"]) for f in fields], extra)
+                 "unit": unit}, memo["file"], [(f["label"], f["hint"]) for f in fields], extra)
 
 

@@ -56,8 +56,10 @@ def split_report(task_dirs: list[Path], stats: Any = None, *, max_pairs: int = 1
         "data_sources": dict(sorted(Counter(f"{m['data_source']['package']}/{m['data_source']['dataset']}"
                                             for m in metas).items())),
         "licences": sorted({m["licence"] for m in metas}),
-        "data_source_licences": dict(sorted({f"{m['data_source']['package']}/{m['data_source']['dataset']}": m["licence"]
+        "data_source_licences": dict(sorted({f"{m['data_source']['package']}/{m['data_source']['dataset']}":
+                                             f"{'generated' if _generated(m) else 'real'}, {m['licence']}"
                                              for m in metas}.items())),
+        "generated_data_share": sum(map(_generated, metas)) / n if n else None,
         "workflows": dict(sorted(Counter(m["workflow"]["key"] for m in metas if m.get("workflow")).items())),
         "workflows_per_profession": _workflows_per_profession(metas),
         "traps_per_task": {str(k): trap_counts[k] for k in sorted(trap_counts)},
@@ -66,6 +68,7 @@ def split_report(task_dirs: list[Path], stats: Any = None, *, max_pairs: int = 1
         "decision_positive_share": sum(m["answers"]["decision"] for m in metas) / n if n else None,
         "similarity_median_by_family": sim,
         "similarity_median_max": max((v for v in sim.values() if v is not None), default=None),
+        "deliverable_types": _deliverable_types(metas),
         "files_per_task": [min(files), statistics.median(files), max(files)] if n else [],
         "bytes_per_task": [min(sizes), int(statistics.median(sizes)), max(sizes)] if n else [],
         "rubrics_per_task": statistics.mean(len(rs) for rs in rubrics) if n else None,
@@ -80,7 +83,30 @@ def split_report(task_dirs: list[Path], stats: Any = None, *, max_pairs: int = 1
     }
     if stats is not None:
         rep["rejected_draws"] = dict(sorted(stats.rejected.items()))
+        rep["moved_on"] = dict(sorted(getattr(stats, "moved_on", {}).items()))
+        rep["moves"] = list(getattr(stats, "moves", []))
     return rep
+
+
+def _deliverable_types(metas: list[dict[str, Any]]) -> dict[str, int]:
+    """Per file type (xlsx, docx, csv, md, ...), how many tasks ask for at least one deliverable of it."""
+    def names(v: Any) -> list[str]:
+        if isinstance(v, str):
+            return [v] if "." in v and " " not in v else []
+        if isinstance(v, dict):
+            return [x for k, w in v.items() if k in ("file", "workbook", "upload", "memo", "table", "exceptions")
+                    for x in names(w)]
+        return []
+
+    seen: Counter[str] = Counter()
+    for m in metas:
+        seen.update({name.rsplit(".", 1)[1].lower() for name in names(m.get("deliverables") or {})})
+    return dict(sorted(seen.items()))
+
+
+def _generated(meta: dict[str, Any]) -> bool:
+    """Whether a task's data were generated (a workflow's, or any marked so) rather than a real data set."""
+    return bool(meta["data_source"].get("generated", meta.get("workflow") is not None))
 
 
 def _workflows_per_profession(metas: list[dict[str, Any]]) -> dict[str, int]:
@@ -125,8 +151,11 @@ def format_report(rep: dict[str, Any]) -> str:
         f"-{max(rep['professions'].values(), default=0)})",
         f"data sources ({len(rep['data_sources'])})    {_kv(rep['data_sources'])}",
         f"licences             {'; '.join(rep['licences'])}",
+        f"data (real or generated, licence) {'; '.join(f'{k} ({v})' for k, v in rep['data_source_licences'].items())}",
+        f"generated data       {pct(rep['generated_data_share'])} of tasks",
         f"workflows ({len(rep['workflows'])})        {_kv(rep['workflows']) or 'none'} (professions with one or more: "
         f"{sum(1 for v in rep['workflows_per_profession'].values() if v)} of {len(rep['workflows_per_profession'])})",
+        "workflows per profession " + (_kv({k: v for k, v in rep["workflows_per_profession"].items() if v}) or "none"),
         f"traps per task       {_kv(rep['traps_per_task'])}",
         f"trap kinds           {_kv(rep['trap_kinds'])}",
         f"premise holds        {pct(rep['premise_holds_share'])}",
@@ -134,6 +163,7 @@ def format_report(rep: dict[str, Any]) -> str:
         "instruction similarity (median pairwise SequenceMatcher ratio within family): "
         + ", ".join(f"{k} {'-' if v is None else f'{v:.3f}'}" for k, v in sim.items()),
         "  worst family median " + ("-" if rep["similarity_median_max"] is None else f"{rep['similarity_median_max']:.3f}"),
+        f"deliverable types    {_kv(rep['deliverable_types'])} (tasks asking for one or more)",
         f"files per task       min {rep['files_per_task'][0]}, median {rep['files_per_task'][1]}, max {rep['files_per_task'][2]}",
         f"bytes per task       min {rep['bytes_per_task'][0]:,}, median {rep['bytes_per_task'][1]:,}, max {rep['bytes_per_task'][2]:,}",
         f"rubrics per task     {rep['rubrics_per_task']:.2f} (criteria per rubric {rep['criteria_per_rubric']:.2f}, "
@@ -146,4 +176,6 @@ def format_report(rep: dict[str, Any]) -> str:
     ]
     if "rejected_draws" in rep:
         lines.append(f"rejected draws       {_kv(rep['rejected_draws']) or 'none'}")
+        lines.append(f"moved on to a case   {_kv(rep['moved_on']) or 'none'}")
+        lines += [f"  {m}" for m in rep["moves"][:10]]
     return "\n".join(lines) + "\n"

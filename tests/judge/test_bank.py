@@ -65,7 +65,7 @@ def test_blind_spray_and_copies_earn_nothing_on_generated_and_sample_splits(tmp_
     jobenv/synthetic (seed 1, n 8) and on jobenv/sample; competing copies of the deliverables earn the
     hedged rubrics nothing."""
     from jobenv.judge.probes import blind, hedge
-    from jobenv.synthetic.generator import generate
+    from jobenv.synthetic.runner import generate
     from jobenv.tasks import load_task_dir
 
     tasks = [load_task_dir(p, "synthetic") for p in generate(8, 1, tmp_path / "split", judgement=False)]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.generator import GenerationStats, generate
+from jobenv.synthetic.runner import GenerationStats, generate
 
 SPLIT_N = 16
 SPLIT_SEED = 11

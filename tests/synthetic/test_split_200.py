@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.generator import GenerationStats, generate, grade_checks
+from jobenv.synthetic.generator import grade_checks
 from jobenv.synthetic.report import split_report
 from jobenv.synthetic.rubrics import NAIVE_FLAG
+from jobenv.synthetic.runner import GenerationStats, generate
 from jobenv.synthetic.solvers import engine
 from jobenv.synthetic.workflows import WORKFLOWS
 from jobenv.synthetic.workflows.write import solver_module

@@ -216,8 +216,40 @@ def _match_answer(out: Path, params: dict, facts: dict, style: str) -> None:
           "outside the tolerance of the price in force after change orders; the re-sent invoice is paid once.")
 
 
+def _bankrec_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct reconciliation by hand: the workbook with values typed in (no formulas), an extra notes column and
+    the list sheets' columns in another order; the entries file with its columns reordered and whole-cent amounts;
+    the memo styled."""
+    import pandas as pd
+
+    out.mkdir(parents=True)
+    d, L, R = params["deliverables"], params["labels"], params["rec_labels"]
+    values = {"bank": facts["closing_bank"], "dit": facts["dit_total"], "os": facts["os_total"],
+              "adjusted_bank": facts["adjusted_bank"], "book": facts["book"], "interest": facts["interest"],
+              "fees": facts["fees"], "nsf": facts["nsf"], "stale": facts["stale_total"],
+              "correction": facts["correction"], "unmatched": 0.0, "adjusted_book": facts["adjusted_book"],
+              "difference": 0.0}
+    with pd.ExcelWriter(out / d["workbook"]) as xw:
+        pd.DataFrame([{"Line": R[k], "Amount": round(v, 2), "Notes": ""} for k, v in values.items()]).to_excel(
+            xw, sheet_name="Rec", index=False)
+        pd.DataFrame([{"amount": r["amount"], "payee": r["payee"], "cheque_no": int(r["cheque_no"]), "date": r["date"]}
+                      for r in facts["outstanding"]]).to_excel(xw, sheet_name="Outstanding", index=False)
+        pd.DataFrame(facts["dit"]).to_excel(xw, sheet_name="DIT", index=False)
+        pd.DataFrame(facts["stale"] or [{"cheque_no": "", "amount": ""}]).to_excel(xw, sheet_name="Stale", index=False)
+    lines = [{"description": text, "credit": f"{cr:.2f}", "debit": f"{dr:.2f}", "account": int(acct), "entry": k}
+             for k, entry in enumerate(facts["entries"], 1) for acct, dr, cr, text in entry]
+    pd.DataFrame(lines).to_csv(out / d["upload"], index=False)
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["adjusted"], f"${facts['adjusted_book']:,.2f}"), (L["os_count"], f"{facts['os_count']} cheques"),
+             (L["os_total"], f"{facts['os_total']:,.2f}"), (L["dit_total"], f"{facts['dit_total']:.2f} USD"),
+             (L["stale_total"], f"{facts['stale_total']:.2f}"), (L["correction"], f"{facts['correction']:+.2f}"),
+             (L["decision"], yes(facts["decision"])), (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "The stale cheque goes to unclaimed property under the current policy; the "
+          "transposed posting is corrected to the amount the bank paid, which the cheque register confirms.")
+
+
 _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_answer,
-            "three_way_match": _match_answer}
+            "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer}
 
 
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
@@ -236,6 +268,7 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
     "decline_curve_tie_in": lambda P: (dict(P, window=0, min_days=5, economic_limit=P["economic_limit"] + 2), ()),
     "three_way_match": lambda P: (dict(P, price_tolerance_pct=P["price_tolerance_pct"] + 5),
                                   ("change_order", "receipts")),
+    "bank_reconciliation": lambda P: (P, ("archived_policy",)),
 }
 
 

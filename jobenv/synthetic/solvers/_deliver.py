@@ -1,5 +1,7 @@
 # ---- jobenv workflow ground truth: shared helpers (rounding, reading a table, writing the deliverables) ----
 import os
+import re
+import zipfile
 from decimal import ROUND_HALF_UP, Decimal
 
 import pandas as pd
@@ -33,8 +35,22 @@ def write_table(path, header, rows, sheet="Sheet1"):
         for r in rows:
             ws.append(r)
         wb.save(path)
+        _fixed_dates(path)
     else:
         pd.DataFrame(rows, columns=header).to_csv(path, index=False)
+
+
+def _fixed_dates(path):
+    """Re-pack an Office file with one fixed date on every entry and in its properties, so the same answer is
+    the same bytes whenever it is written."""
+    with zipfile.ZipFile(path) as src:
+        entries = [(i.filename, src.read(i.filename)) for i in src.infolist()]
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as dst:
+        for name, body in entries:
+            if name == "docProps/core.xml":
+                body = re.sub(rb"(<dcterms:(?:modified|created)[^>]*>)[^<]*(</dcterms:)",
+                              rb"\g<1>2024-01-01T00:00:00Z\g<2>", body)
+            dst.writestr(zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0)), body, zipfile.ZIP_DEFLATED)
 
 
 def write_memo(path, lines):
@@ -47,6 +63,7 @@ def write_memo(path, lines):
         for line in lines:
             doc.add_paragraph(line)
         doc.save(path)
+        _fixed_dates(path)
     else:
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")

@@ -144,12 +144,8 @@ def _metric(part, A):
         return float(part[v].sum()) / den * A.get("scale", 1.0) if den else float("nan")
     if m == "share":
         ev = A["event"]
-        hit = _compare(part[ev["column"]], ev["op"], ev["value"])
-        base = part
-        if ev.get("known"):  # retention: a record censored before the horizon has no known outcome
-            k = ev["known"]
-            known = _compare(part[k["column"]], k["op"], k["value"]) | hit
-            base, hit = part[known], hit[known]
+        base = _base(part, A)
+        hit = _compare(base[ev["column"]], ev["op"], ev["value"])
         return float(hit.sum()) / len(base) * A.get("scale", 100.0) if len(base) else float("nan")
     if m == "slope":
         x = pd.to_numeric(part[A["x"]])
@@ -161,6 +157,16 @@ def _metric(part, A):
         counts = part.groupby(A["period"]).size()
         return float(counts.max()) / float(A["capacity"][str(part[A["group"]].iloc[0])]) * 100.0
     raise SystemExit(f"unknown metric {m}")
+
+
+def _base(part, A):
+    """The records a group's share is a share of: all of them, or for survival to a horizon only those with a known
+    outcome there (the event reached, or the terminal event seen before it; a record censored earlier is out)."""
+    ev = A.get("event") or {}
+    if A["metric"] != "share" or not ev.get("known"):
+        return part
+    k = ev["known"]
+    return part[_compare(part[k["column"]], k["op"], k["value"]) | _compare(part[ev["column"]], ev["op"], ev["value"])]
 
 
 def _compare(s, op, val):
@@ -201,7 +207,7 @@ def group_metric(df, P):
     g, d = A["group"], int(A["decimals"])
     rows, stats = [], {}
     for name, part in sorted(df.groupby(g), key=lambda kv: str(kv[0])):
-        n = len(part)
+        n = len(_base(part, A))  # the row's count is its share's denominator
         val = _metric(part, A)
         small = n < int(A.get("min_n", 0))
         flagged = (not small) and _flag(rnd(val, d), A)
