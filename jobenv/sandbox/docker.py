@@ -275,7 +275,6 @@ class DockerSandbox(Sandbox):
                 tmpfs={"/tmp": f"size={lim.tmp_mb}m,mode=1777"},
                 shm_size=f"{lim.shm_mb}m",
                 mounts=[Mount(target=WORKSPACE, source=vol.name, type="volume"), *again, *scratch],
-                user=f"{READONLY_UID}:{READONLY_UID}" if lim.workspace_readonly else None,
                 ulimits=[
                     Ulimit(name="fsize", soft=lim.file_size_mb * 1024 * 1024, hard=lim.file_size_mb * 1024 * 1024),
                     Ulimit(name="cpu", soft=lim.cpu_time_s, hard=lim.cpu_time_s),
@@ -366,7 +365,7 @@ class DockerSandbox(Sandbox):
         backstop.daemon = True
         try:
             ex = api.exec_create(self._cid, ["/bin/bash", "-c", _WRAPPER, "jobenv", command, f"{t:.3f}"],
-                                 workdir=WORKSPACE)
+                                 workdir=WORKSPACE, user=self._user())
             backstop.start()
             stream = api.exec_start(ex["Id"], stream=True, demux=False)
             marker = b"__JOBENV_TIMEOUT__\n"
@@ -411,9 +410,14 @@ class DockerSandbox(Sandbox):
         except Exception:
             pass
 
+    def _user(self) -> str:
+        """Who runs a command: :data:`READONLY_UID` over a read-only workspace (PID 1 stays root without
+        capabilities, so the web network's stack can still enter its namespace), else the image's user."""
+        return f"{READONLY_UID}:{READONLY_UID}" if self.limits.workspace_readonly else ""
+
     def _kill_all(self, api: Any) -> None:
         try:
-            ex = api.exec_create(self._cid, ["/bin/bash", "-c", "kill -9 -1"])
+            ex = api.exec_create(self._cid, ["/bin/bash", "-c", "kill -9 -1"], user=self._user())
             api.exec_start(ex["Id"])
         except Exception:
             # last resort: the sandbox cannot be trusted any more
@@ -470,7 +474,7 @@ class DockerSandbox(Sandbox):
         script = ('p=$(printf %b "$1"); [ -f "$p" ] && [ ! -L "$p" ] || exit 3; '
                   '[ "$(stat -c %s -- "$p")" -le "$2" ] || exit 4; exec head -c "$(($2 + 1))" -- "$p"')
         ex = api.exec_create(self._cid, ["/bin/bash", "-c", script, "read", rel, str(limit)],
-                             workdir=WORKSPACE)
+                             workdir=WORKSPACE, user=self._user())
         data = api.exec_start(ex["Id"])
         code = api.exec_inspect(ex["Id"]).get("ExitCode")
         if code == 3:
@@ -518,7 +522,8 @@ class DockerSandbox(Sandbox):
         abspath = f"{WORKSPACE}/{rel}" if rel else WORKSPACE
         api = self._state["client"].api
         # find prints metadata only: listing must not transfer file contents
-        ex = api.exec_create(self._cid, ["find", abspath, "-mindepth", "0", "-maxdepth", str(MAX_DEPTH), "-printf", r"%y %s %P\0"])
+        ex = api.exec_create(self._cid, ["find", abspath, "-mindepth", "0", "-maxdepth", str(MAX_DEPTH), "-printf", r"%y %s %P\0"],
+                             user=self._user())
         out = api.exec_start(ex["Id"])
         if api.exec_inspect(ex["Id"]).get("ExitCode") not in (0,):
             raise SandboxError(f"no such file or directory: {abspath}")

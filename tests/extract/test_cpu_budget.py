@@ -73,7 +73,8 @@ def test_a_loaded_machine_reads_a_deliverable_as_an_idle_one(tmp_path: Path) -> 
             busy, _, wall = cpu_while(lambda: svc.extract_output_sync(out, mode="formulas"))
     finally:
         svc.close()
-    assert wall > budget, f"the load did not slow the extraction past its budget ({wall:.1f} s <= {budget} s)"
+    # on a quiet machine the load makes ``wall`` several times ``budget``, so a wall-clock budget would have cut the
+    # text short; a machine already busy with other work can measure ``cpu`` high enough that it does not
     assert wall < budget * WALL_FACTOR  # within the backstop
     assert busy.text == quiet.text  # the same words for the judge, at any load
     # the budget still bites: half of what the file needs stops it, loaded or not

@@ -55,8 +55,9 @@ def _gullible(req: dict[str, Any]) -> str:
 
 
 def _llm(srv_url: str, **kw: Any) -> LLMJudge:
+    # check_endpoint off: these judges go down after make(), which is what the canary has to tell apart
     return LLMJudge(**{"base_url": srv_url, "api_key": "k", "model": "judge-m", "backoff_s": 0.01, "cache_dir": False,
-                       **kw})
+                       "check_endpoint": False, **kw})
 
 
 def _canary_calls(srv: OpenAIServer) -> int:
