@@ -4,7 +4,6 @@
 # (each proves that a planted item changes the graded answer).
 import datetime
 import os
-import sys
 
 try:  # imported from the package; in solve.py these helpers are defined above this code
     from ._deliver import _fixed_dates, read_frame, rnd, write_memo, write_table, yes_no
@@ -190,14 +189,3 @@ def write_outputs(output_dir, P, facts):
     write_memo(os.path.join(output_dir, D["memo"]), _memo_lines(P, facts) + [
         "", "Method: bank balance plus deposits in transit less outstanding cheques, agreed to the ledger balance after "
         "the bank's charges and credits, the stale cheques and the posting error; the workbook's totals are formulas."])
-
-
-def main(task_folder, output_dir, naive=()):
-    params = PARAMS  # type: ignore[name-defined]  # noqa: F821  (defined above this code in solve.py)
-    facts = analyse(task_folder, params, naive)
-    write_outputs(output_dir, params, facts)
-    return facts
-
-
-if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])

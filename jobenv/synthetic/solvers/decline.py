@@ -4,7 +4,6 @@
 # planted trap changes the graded answer).
 import math
 import os
-import sys
 
 import numpy as np
 import pandas as pd
@@ -109,14 +108,3 @@ def write_outputs(output_dir, P, facts):
     write_memo(os.path.join(output_dir, P["deliverables"]["memo"]), _memo_lines(P, facts) + [
         "", "Method: exponential decline fitted by least squares to ln(producing-day rate) over the procedure's window; "
         "remaining reserves to the economic limit."])
-
-
-def main(task_folder, output_dir, naive=()):
-    params = PARAMS  # type: ignore[name-defined]  # noqa: F821  (defined above this code in solve.py)
-    facts = analyse(task_folder, params, naive)
-    write_outputs(output_dir, params, facts)
-    return facts
-
-
-if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])

@@ -3,7 +3,6 @@
 # accounts-payable policy's rules; ``naive`` names the shortcuts a careless clerk takes (each proves that a
 # planted trap changes the graded answer).
 import os
-import sys
 
 try:  # imported from the package; in solve.py these helpers are defined above this code
     from ._deliver import read_frame, rnd, write_memo, write_table, yes_no
@@ -90,14 +89,3 @@ def write_outputs(output_dir, P, facts):
     write_memo(os.path.join(output_dir, P["deliverables"]["memo"]), _memo_lines(P, facts) + [
         "", "Method: each invoice line matched to its purchase order line (price in force after change orders) and to "
         "the quantity received net of returns; an invoice with any line outside the policy is held."])
-
-
-def main(task_folder, output_dir, naive=()):
-    params = PARAMS  # type: ignore[name-defined]  # noqa: F821  (defined above this code in solve.py)
-    facts = analyse(task_folder, params, naive)
-    write_outputs(output_dir, params, facts)
-    return facts
-
-
-if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])

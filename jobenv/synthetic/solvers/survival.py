@@ -3,7 +3,6 @@
 # solve.py) names the files and the statistical analysis plan's rules; ``naive`` names the shortcuts a
 # careless analyst takes (each proves that a planted trap changes the graded answer).
 import os
-import sys
 
 import pandas as pd
 
@@ -118,14 +117,3 @@ def write_outputs(output_dir, P, facts):
     write_memo(os.path.join(output_dir, P["deliverables"]["memo"]), _memo_lines(P, facts) + [
         "", "Method: Kaplan-Meier product-limit estimate on the analysis population, censoring as the statistical "
         "analysis plan sets out."])
-
-
-def main(task_folder, output_dir, naive=()):
-    params = PARAMS  # type: ignore[name-defined]  # noqa: F821  (defined above this code in solve.py)
-    facts = analyse(task_folder, params, naive)
-    write_outputs(output_dir, params, facts)
-    return facts
-
-
-if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
