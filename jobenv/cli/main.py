@@ -30,6 +30,7 @@ from . import (
     generate,
     judge,
     list_envs,
+    register,
     regrade,
     report,
     rollout,
@@ -44,7 +45,7 @@ __all__ = ["COMMANDS", "build_parser", "main", "options_for"]
 
 COMMANDS: tuple[ModuleType, ...] = (
     list_envs, tasks, validate, download, demo, judge, rollout, report, regrade, calibrate, export_trajectories, serve,
-    generate, export_harbor, check, gc,
+    generate, export_harbor, check, register, gc,
     build_image, toolchain,
 )
 _BY_NAME = {m.NAME: m for m in COMMANDS}

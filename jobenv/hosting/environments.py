@@ -28,18 +28,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from ..errors import MissingExtraError
-
-try:
-    from openreward.environments import Environment, Server, Split, TextBlock, ToolOutput, tool
-except ImportError:  # pragma: no cover - depends on the installation
-    raise MissingExtraError("hosting needs the openreward SDK: pip install 'jobenv[hosting]'") from None
-
 from ..episode import Episode, ErrorKind, Outcome, Status, Step
 from ..tools import CONCURRENT_TOOLS, OPTIONAL_TOOLS, SUBMIT, TOOL_NAMES, tool_names, tool_schemas
 from .config import HOSTED_DATASETS, HostedDataset, ServeConfig
 from .redact import PrivateText, private_texts, public_task_spec, redact_report
 from .runtime import Runtime
+from .sdk import Environment, Server, Split, TextBlock, ToolOutput, tool
 
 if TYPE_CHECKING:
     from ..judge.base import Judge

@@ -1,6 +1,6 @@
 """Listen first, load after: an ASGI app that answers ``/health`` while the real app is still being built.
 
-The OpenReward SDK takes seconds to import (it pulls in several providers' client types). :class:`StagedApp`
+Building the protocol layer (the OpenReward SDK's server half, the app) takes a moment. :class:`StagedApp`
 opens the port at once, builds the real app (the SDK imported) in a worker thread, runs the real app's lifespan,
 and from then on hands it every request; a request that arrives before that waits for it. ``GET /health`` says
 ready (200 ``{"status": "ok"}``) only once the real app can answer the first tool call; before that it is HTTP 503

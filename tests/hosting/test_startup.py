@@ -124,3 +124,29 @@ def test_a_protocol_layer_that_cannot_load_is_logged_refused_and_stops_the_serve
         gate.set()
         server.should_exit = True
         thread.join(30)
+
+
+def _python(code: str) -> str:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout.strip()
+
+
+def test_serving_imports_the_sdks_server_half_and_the_whole_sdk_stays_usable() -> None:
+    # the provider type modules of the SDK's rollout client are not imported by serving ...
+    out = _python("import sys, jobenv.hosting.environments\n"
+                  "print(sorted({m.split('.')[0] for m in sys.modules} & {'anthropic', 'openreward'}))")
+    assert out == "['openreward']"
+    # ... yet every top-level name of the SDK is there on first use, in either import style
+    out = _python("import jobenv.hosting.environments, openreward\n"
+                  "from openreward import AsyncOpenReward, RolloutAPI\n"
+                  "print(openreward.OpenReward.__name__, AsyncOpenReward.__name__, RolloutAPI.__name__, "
+                  "hasattr(openreward, 'no_such_name'))")
+    assert out == "OpenReward AsyncOpenReward RolloutAPI False"
+    # an SDK imported first is left exactly as it was
+    out = _python("import openreward; before = openreward\nimport jobenv.hosting.environments, sys\n"
+                  "print(sys.modules['openreward'] is before, 'anthropic' in sys.modules)")
+    assert out == "True True"

@@ -56,6 +56,44 @@ def test_evalscope_runs_jobenv_with_its_rewards_and_python_exec(evalscope_venv: 
     assert {"python_exec", "bash", "read", "write", "edit", "submit"} <= tool_names and "python" not in tool_names
 
 
+def test_the_evalscope_command_line_finds_jobenv_after_registering(evalscope_venv: Venv, sample: list[Any],
+                                                                   rollout_rewards: dict[str, float],
+                                                                   tmp_path: Path) -> None:
+    """``jobenv register evalscope`` adds the benchmark to evalscope's own discovery: ``evalscope eval --datasets
+    jobenv`` then runs it from the command line with no import of jobenv's; ``--remove`` takes it away again."""
+    work = tmp_path / "cli"
+    env = {"JOBENV_DATA": str(tmp_path / "data")}
+
+    def found() -> bool:
+        proc = evalscope_venv.run("evalscope", "benchmark-info", "jobenv", env=env, timeout=300)
+        assert proc.returncode == 0 or "Benchmark 'jobenv' not found" in proc.stderr, proc.stderr[-2000:]
+        return proc.returncode == 0
+
+    assert not found()
+    reg = evalscope_venv.run("jobenv", "register", "evalscope", env=env)
+    assert reg.returncode == 0 and "registered the jobenv benchmark" in reg.stdout, reg.stderr
+    assert found()
+    agent = ScriptedAgent(sample)
+    with OpenAIServer(agent) as srv:
+        proc = evalscope_venv.run(
+            "evalscope", "eval", "--model", "scripted", "--api-url", srv.base_url, "--api-key", "k",
+            "--eval-type", "openai_api", "--datasets", "jobenv", "--eval-batch-size", "4", "--work-dir", str(work),
+            "--no-timestamp", "--dataset-args",
+            json.dumps({"jobenv": {"subset_list": ["sample"], "extra_params": {"judge": "checks"}}}),
+            env=env, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    assert agent.problems == []
+    read = evalscope_venv.run("python", str(DRIVER), "--read", str(work), env=env)
+    assert read.returncode == 0, read.stderr[-3000:]
+    got = {s["task_id"]: s["value"]["normalized_score"] for s in json.loads(read.stdout)["samples"]}
+    assert got == rollout_rewards
+    again = evalscope_venv.run("jobenv", "register", "evalscope", env=env)  # idempotent
+    assert again.returncode == 0, again.stderr
+    gone = evalscope_venv.run("jobenv", "register", "evalscope", "--remove", env=env)
+    assert gone.returncode == 0 and "removed" in gone.stdout, gone.stderr
+    assert not found()
+
+
 def test_evalscope_excludes_episodes_whose_grading_failed(evalscope_venv: Venv, sample: list[Any],
                                                           tmp_path: Path) -> None:
     by_id = {t.id: t for t in sample}
