@@ -80,6 +80,7 @@ def split_report(task_dirs: list[Path], stats: Any = None, *, max_pairs: int = 1
         "value_duplicates": _value_duplicates(task_dirs),
         "naive_pipeline_score": ([min(ns), statistics.median(ns), max(ns)]
                                  if (ns := [m["naive_score"] for m in metas if m.get("naive_score") is not None]) else []),
+        "blind_score": _blind_scores(task_dirs),
     }
     if stats is not None:
         rep["rejected_draws"] = dict(sorted(stats.rejected.items()))
@@ -136,6 +137,36 @@ def _audit(task_dirs: list[Path]) -> dict[str, int]:
     return dict(sorted(Counter(p.split(":", 1)[0] for p in found).items()))
 
 
+def _blind_scores(task_dirs: list[Path]) -> dict[str, Any]:
+    """What answers written without computing anything earn from the checks judge, per task the best of the
+    judge's blind probes (a template, a spray of every candidate, and a realistic guess with the first and with
+    the last allowed answer), graded with the task folder's inputs as the checks judge grades an episode; a
+    criterion only an LLM grades counts as not passed. Mean, max and the tasks above the probes' limit."""
+    import tempfile
+
+    from ..judge.checks import evaluate_rubrics
+    from ..judge.probes.blind import BLIND_LIMIT, blind, guess
+    from ..tasks import load_task_dir
+
+    best: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="jobenv-blind-") as tmp:
+        for d in map(Path, task_dirs):
+            task = load_task_dir(d, "synthetic")
+            total = sum(r.weight for r in task.rubrics) or 1
+            outs = [blind(Path(tmp) / "template", task.rubrics, "template"),
+                    blind(Path(tmp) / "spray", task.rubrics, "spray"),
+                    *(guess(d / "ground_truth" / "outputs", Path(tmp) / f"guess{c}", task.rubrics,
+                            instructions=task.instructions, choice=c) for c in (0, -1))]
+            scores = []
+            for out in outs:
+                rows = evaluate_rubrics(task.rubrics, out, instructions=task.instructions, inputs=d / "task_folder")
+                scores.append(sum(r.weight for r, row in zip(task.rubrics, rows, strict=True)
+                                  if all(v is not None and v[0] for v in row)) / total)
+            best.append(max(scores))
+    return {"mean": round(statistics.mean(best), 4) if best else None, "max": round(max(best), 4) if best else None,
+            "above_limit": sum(b > BLIND_LIMIT for b in best), "limit": BLIND_LIMIT}
+
+
 def _kv(d: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in d.items())
 
@@ -173,6 +204,9 @@ def format_report(rep: dict[str, Any]) -> str:
         f"value duplicates     {rep['value_duplicates']} (tasks whose graded values overlap another's 90 % or more)",
         "naive pipeline score " + ("-" if not rep["naive_pipeline_score"] else
                                    "min {:.2f}, median {:.2f}, max {:.2f}".format(*rep["naive_pipeline_score"])),
+        "blind answers        " + ("-" if rep["blind_score"]["mean"] is None else
+                                   "mean {mean:.3f}, max {max:.3f}, {above_limit} tasks above {limit}".format(
+                                       **rep["blind_score"])) + " (best of the judge's blind probes per task)",
     ]
     if "rejected_draws" in rep:
         lines.append(f"rejected draws       {_kv(rep['rejected_draws']) or 'none'}")

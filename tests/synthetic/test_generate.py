@@ -103,9 +103,10 @@ def test_report_figures(split, split_stats):
     assert 0.4 <= rep["premise_holds_share"] <= 0.6 and 0.4 <= rep["decision_positive_share"] <= 0.6
     assert rep["similarity_median_max"] is not None and rep["similarity_median_max"] < 0.6
     assert rep["criteria_per_rubric"] >= 3.0
+    assert rep["blind_score"]["max"] <= 0.05 and rep["blind_score"]["above_limit"] == 0
     text = format_report(rep)
     for label in ("families", "professions", "data sources", "trap kinds", "premise holds", "similarity", "files per task",
-                  "deliverable types", "workflows per profession", "generated data", "data (real or generated, licence)"):
+                  "deliverable types", "workflows per profession", "generated data", "data (real or generated, licence)", "blind answers"):
         assert label in text
     assert rep["deliverable_types"].get("csv", 0) >= 1 and set(rep["deliverable_types"]) <= {"csv", "md", "txt", "docx", "xlsx", "pptx"}
     assert all(v.startswith(("real, ", "generated, ")) for v in rep["data_source_licences"].values())

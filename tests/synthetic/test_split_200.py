@@ -42,6 +42,8 @@ def test_coverage_balance_and_variety(split200):
     assert rep["workflows"] and sum(rep["workflows"].values()) >= 4  # profession workflows take their turn
     assert rep["files_per_task"][0] >= 4 and rep["files_per_task"][2] <= 40
     assert 9 <= rep["rubrics_per_task"] <= 12 and rep["criteria_per_rubric"] >= 3
+    # answers written without computing anything, measured by the judge's probes on the whole split
+    assert rep["blind_score"]["above_limit"] == 0 and rep["blind_score"]["mean"] <= 0.05, rep["blind_score"]
 
 
 def test_ground_truth_earns_every_checked_criterion_and_naive_answers_lose_their_traps(split200, tmp_path):
