@@ -248,8 +248,37 @@ def _bankrec_answer(out: Path, params: dict, facts: dict, style: str) -> None:
           "transposed posting is corrected to the amount the bank paid, which the cheque register confirms.")
 
 
+def _erlang_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct Erlang C staffing answer by hand: typed values instead of formulas, the interval columns in another
+    order with a notes column, the AHT in the inputs with a unit; the memo's lines styled, the FTE with a unit."""
+    import pandas as pd
+
+    out.mkdir(parents=True)
+    d, L, IN, FL = params["deliverables"], params["labels"], params["input_labels"], params["fte_labels"]
+    inputs = {"growth": facts["growth"], "aht": round(facts["aht"], 2), "interval_s": 1800, "threshold_s": 20,
+              "target": "80%", "shrinkage": params["shrinkage"], "fte_hours": params["fte_hours"]}
+    fte = facts["fte"]
+    with pd.ExcelWriter(out / d["workbook"]) as xw:
+        pd.DataFrame([{"Parameter": IN[k], "Value": v} for k, v in inputs.items()]).to_excel(
+            xw, sheet_name="Inputs", index=False)
+        pd.DataFrame([{"agents": r["agents"], "day": r["day"], "interval": r["interval"],
+                       "forecast_calls": round(r["forecast"], 3), "traffic_erlangs": round(r["traffic"], 3),
+                       "note": "peak" if r["interval"] == facts["peak"]["interval"] else ""}
+                      for r in facts["intervals"]]).to_excel(xw, sheet_name="Intervals", index=False)
+        pd.DataFrame([{"Line": FL["hours"], "Value": facts["agent_hours"]}, {"Line": FL["fte"], "Value": round(fte, 2)},
+                      {"Line": FL["budget"], "Value": params["budget_fte"]}]).to_excel(xw, sheet_name="FTE", index=False)
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["peak"], f"{facts['peak']['forecast']:.1f} calls"), (L["aht"], f"{facts['aht']:.1f} seconds"),
+             (L["agents"], f"{facts['peak']['agents']} agents"), (L["fte"], f"{fte:.1f} FTE"),
+             (L["current_sl"], f"{facts['current_sl']:.1f}%"), (L["decision"], yes(facts["decision"])),
+             (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Short abandons were left out of offered calls, AHT includes after-call "
+          "work, and the revised growth memo replaces the earlier one.")
+
+
 _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_answer,
-            "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer}
+            "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer,
+            "erlang_c_staffing": _erlang_answer}
 
 
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
@@ -269,6 +298,7 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
     "three_way_match": lambda P: (dict(P, price_tolerance_pct=P["price_tolerance_pct"] + 5),
                                   ("change_order", "receipts")),
     "bank_reconciliation": lambda P: (P, ("archived_policy",)),
+    "erlang_c_staffing": lambda P: (P, ("old_growth",)),
 }
 
 
