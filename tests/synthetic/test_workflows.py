@@ -276,9 +276,35 @@ def _erlang_answer(out: Path, params: dict, facts: dict, style: str) -> None:
           "work, and the revised growth memo replaces the earlier one.")
 
 
+def _psap_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct 911 answering review by hand: typed values, the hourly columns reordered with the percentages at
+    two decimals, an extra column; the memo's lines styled with percent signs and units."""
+    import pandas as pd
+
+    out.mkdir(parents=True)
+    d, L, S = params["deliverables"], params["labels"], params["summary_labels"]
+    with pd.ExcelWriter(out / d["workbook"]) as xw:
+        pd.DataFrame([{"pct_within_15s": round(r["pct_1"], 2), "hour": r["hour"], "calls_911": r["calls"],
+                       "shift": "day" if 6 <= r["hour"] < 18 else "night"} for r in facts["hours"]]).to_excel(
+            xw, sheet_name="Hourly", index=False)
+        pd.DataFrame([{"Line": S["calls"], "Value": facts["calls"]}, {"Line": S["pct_1"], "Value": round(facts["pct_1"], 2)},
+                      {"Line": S["pct_2"], "Value": round(facts["pct_2"], 2)}]).to_excel(
+            xw, sheet_name="Summary", index=False)
+        pd.DataFrame([{"Line": S["traffic"], "Value": round(facts["busy"]["traffic"], 3)},
+                      {"Line": S["positions"], "Value": facts["positions"]}]).to_excel(
+            xw, sheet_name="Positions", index=False)
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["pct_1"], f"{facts['pct_1']:.1f}%"), (L["pct_2"], f"{facts['pct_2']:.1f} %"),
+             (L["worst"], f"{facts['worst']['hour']}"), (L["positions"], f"{facts['positions']} positions"),
+             (L["abandon"], f"{facts['abandon_pct']:.1f}%"), (L["decision"], yes(facts["decision"])),
+             (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Admin lines are out, transfers are timed from arrival here, and abandoned "
+          "calls count against the standard even when called back.")
+
+
 _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_answer,
             "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer,
-            "erlang_c_staffing": _erlang_answer}
+            "erlang_c_staffing": _erlang_answer, "psap_answering": _psap_answer}
 
 
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
@@ -299,6 +325,7 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
                                   ("change_order", "receipts")),
     "bank_reconciliation": lambda P: (P, ("archived_policy",)),
     "erlang_c_staffing": lambda P: (P, ("old_growth",)),
+    "psap_answering": lambda P: (P, ("admin", "transfer_origin", "callback")),
 }
 
 
