@@ -1,7 +1,7 @@
 # ---- jobenv workflow ground truth: 911 call answering against the NENA standard, and call-taker positions ----
 # Standard library, pandas and openpyxl. PARAMS (defined above this code in solve.py) names the call detail export
 # and the standard's thresholds; ``naive`` names the shortcuts a careless reviewer takes (each proves that a planted
-# trap changes the answer).
+# trap changes the answer). A missing file or column raises (OSError, KeyError).
 import os
 
 try:  # imported from the package; in solve.py these helpers are defined above this code

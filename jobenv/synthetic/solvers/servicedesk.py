@@ -2,6 +2,8 @@
 # Standard library, pandas and openpyxl. PARAMS (defined above this code in solve.py) names the ACD export, the
 # staffing standard's rules (hours, interval, target, short-abandon cut-off, shrinkage) and the growth in force;
 # ``naive`` names the shortcuts a careless planner takes (each proves that a planted trap changes the answer).
+# A missing file or column raises (OSError, KeyError); an export with no offered calls raises ZeroDivisionError
+# in the service level; the generator never writes such a task.
 import os
 
 try:  # imported from the package; in solve.py these helpers are defined above this code

@@ -8,6 +8,10 @@ original call start 15-70 s before they reached this one. 1.5-3.5 % of 911 calls
 (mean 8 s) otherwise, with a lower quick share in one shift-change hour; talk time is gamma (shape 3, mean
 90-160 s). The standard in force (NENA call answering) is in the folder, beside the centre's superseded SOP that
 timed every line.
+
+Failure behaviour: ``draw`` raises DegenerateTask when the week's compliance is within 0.4 points of a threshold,
+two hours nearly tie for the worst or a planted trap changes no graded figure; ``recheck`` raises OSError or
+KeyError on a missing or malformed export (``recheck_task`` reports that as a problem).
 """
 
 from __future__ import annotations

@@ -8,6 +8,10 @@ and an afternoon bump (jittered 0.9-1.1 per slot), and weekday factors falling f
 a wait that is 0-20 s for a drawn share and 21 s + exponential (mean 45 s) otherwise. Talk time is gamma (shape
 2.2, mean 240-420 s) and after-call work gamma (shape 3, mean 45-120 s). A few calls of another queue ride along.
 Planning growth is 4-9 % (the revised memo) against 10-15 % in the memo it supersedes; shrinkage 28-35 %.
+
+Failure behaviour: ``draw`` raises DegenerateTask when the sample's service level lands within 1.5 points of the
+target, two intervals tie for the peak, a planted trap changes no graded figure or no round budget fits; ``recheck``
+raises OSError or KeyError on a missing or malformed export (``recheck_task`` reports that as a problem).
 """
 
 from __future__ import annotations
