@@ -248,8 +248,63 @@ def _bankrec_answer(out: Path, params: dict, facts: dict, style: str) -> None:
           "transposed posting is corrected to the amount the bank paid, which the cheque register confirms.")
 
 
+def _erlang_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct Erlang C staffing answer by hand: typed values instead of formulas, the interval columns in another
+    order with a notes column, the AHT in the inputs with a unit; the memo's lines styled, the FTE with a unit."""
+    import pandas as pd
+
+    out.mkdir(parents=True)
+    d, L, IN, FL = params["deliverables"], params["labels"], params["input_labels"], params["fte_labels"]
+    inputs = {"growth": facts["growth"], "aht": round(facts["aht"], 2), "interval_s": 1800, "threshold_s": 20,
+              "target": "80%", "shrinkage": params["shrinkage"], "fte_hours": params["fte_hours"]}
+    fte = facts["fte"]
+    with pd.ExcelWriter(out / d["workbook"]) as xw:
+        pd.DataFrame([{"Parameter": IN[k], "Value": v} for k, v in inputs.items()]).to_excel(
+            xw, sheet_name="Inputs", index=False)
+        pd.DataFrame([{"agents": r["agents"], "day": r["day"], "interval": r["interval"],
+                       "forecast_calls": round(r["forecast"], 3), "traffic_erlangs": round(r["traffic"], 3),
+                       "note": "peak" if r["interval"] == facts["peak"]["interval"] else ""}
+                      for r in facts["intervals"]]).to_excel(xw, sheet_name="Intervals", index=False)
+        pd.DataFrame([{"Line": FL["hours"], "Value": facts["agent_hours"]}, {"Line": FL["fte"], "Value": round(fte, 2)},
+                      {"Line": FL["budget"], "Value": params["budget_fte"]}]).to_excel(xw, sheet_name="FTE", index=False)
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["peak"], f"{facts['peak']['forecast']:.1f} calls"), (L["aht"], f"{facts['aht']:.1f} seconds"),
+             (L["agents"], f"{facts['peak']['agents']} agents"), (L["fte"], f"{fte:.1f} FTE"),
+             (L["current_sl"], f"{facts['current_sl']:.1f}%"), (L["decision"], yes(facts["decision"])),
+             (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Short abandons were left out of offered calls, AHT includes after-call "
+          "work, and the revised growth memo replaces the earlier one.")
+
+
+def _psap_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct 911 answering review by hand: typed values, the hourly columns reordered with the percentages at
+    two decimals, an extra column; the memo's lines styled with percent signs and units."""
+    import pandas as pd
+
+    out.mkdir(parents=True)
+    d, L, S = params["deliverables"], params["labels"], params["summary_labels"]
+    with pd.ExcelWriter(out / d["workbook"]) as xw:
+        pd.DataFrame([{"pct_within_15s": round(r["pct_1"], 2), "hour": r["hour"], "calls_911": r["calls"],
+                       "shift": "day" if 6 <= r["hour"] < 18 else "night"} for r in facts["hours"]]).to_excel(
+            xw, sheet_name="Hourly", index=False)
+        pd.DataFrame([{"Line": S["calls"], "Value": facts["calls"]}, {"Line": S["pct_1"], "Value": round(facts["pct_1"], 2)},
+                      {"Line": S["pct_2"], "Value": round(facts["pct_2"], 2)}]).to_excel(
+            xw, sheet_name="Summary", index=False)
+        pd.DataFrame([{"Line": S["traffic"], "Value": round(facts["busy"]["traffic"], 3)},
+                      {"Line": S["positions"], "Value": facts["positions"]}]).to_excel(
+            xw, sheet_name="Positions", index=False)
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["pct_1"], f"{facts['pct_1']:.1f}%"), (L["pct_2"], f"{facts['pct_2']:.1f} %"),
+             (L["worst"], f"{facts['worst']['hour']}"), (L["positions"], f"{facts['positions']} positions"),
+             (L["abandon"], f"{facts['abandon_pct']:.1f}%"), (L["decision"], yes(facts["decision"])),
+             (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Admin lines are out, transfers are timed from arrival here, and abandoned "
+          "calls count against the standard even when called back.")
+
+
 _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_answer,
-            "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer}
+            "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer,
+            "erlang_c_staffing": _erlang_answer, "psap_answering": _psap_answer}
 
 
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
@@ -269,6 +324,8 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
     "three_way_match": lambda P: (dict(P, price_tolerance_pct=P["price_tolerance_pct"] + 5),
                                   ("change_order", "receipts")),
     "bank_reconciliation": lambda P: (P, ("archived_policy",)),
+    "erlang_c_staffing": lambda P: (P, ("old_growth",)),
+    "psap_answering": lambda P: (P, ("admin", "transfer_origin", "callback")),
 }
 
 

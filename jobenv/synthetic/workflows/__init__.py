@@ -6,6 +6,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``match.py``: three-way match of invoices before a payment run (purchasing, supply chain, AP clerks).
 - ``bankrec.py``: month-end bank reconciliation with adjusting entries, in a workbook of live formulas (accounting
   clerks, financial managers).
+- ``servicedesk.py``: Erlang C agents per half-hour and FTE for a service desk's phone queue next quarter, in a workbook
+  of live formulas (computer user support specialists).
+- ``psap.py``: 911 answering against the NENA standard by hour and Erlang C call-taker positions for the busy hour
+  (police, fire and ambulance dispatchers).
 """
 
 from __future__ import annotations
@@ -14,11 +18,14 @@ from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
 from .decline import DECLINE_CURVE
 from .match import THREE_WAY_MATCH
+from .psap import PSAP_ANSWERING
+from .servicedesk import ERLANG_C_STAFFING
 from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
-WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION)
+WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION,
+                                     ERLANG_C_STAFFING, PSAP_ANSWERING)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:

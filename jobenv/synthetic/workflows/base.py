@@ -51,7 +51,9 @@ class Workflow:
     the ground truth and whose ``write_outputs(out, params, facts)`` writes the deliverables; ``shortcuts`` are
     the ``naive`` flags the solver knows (all at once: the workflow's naive pipeline, the obvious procedure
     without reading for traps); ``recheck(folder, params)`` is the independent computation;
-    ``rubrics(facts, params, judgement)`` builds the graded criteria from facts.
+    ``rubrics(facts, params, judgement)`` builds the graded criteria from facts. ``helpers`` name shared solver
+    modules (files of ``synthetic/solvers/``, such as ``_erlang.py``) that the solver imports and that solve.py
+    carries between ``_deliver.py`` and the solver's own text.
     """
 
     key: str
@@ -64,6 +66,7 @@ class Workflow:
     recheck: Callable[[Path, dict[str, Any]], Facts]
     rubrics: Callable[[Facts, dict[str, Any], bool], list[Rubric]]
     data: str
+    helpers: tuple[str, ...] = ()
 
 
 def pick_labels(rng: random.Random, options: Mapping[str, Sequence[str]]) -> dict[str, str]:

@@ -110,7 +110,8 @@ def write_workflow_task(wf: Workflow, draft: Draft, task_dir: Path, *, occupatio
         shutil.rmtree(scratch, ignore_errors=True)
     title = f"{occupation}, index {index} (jobenv workflow {wf.key}, generator {GENERATOR_VERSION})"
     source = Path(solver.__file__ or "")
-    script = solver_script(params, title, source.with_name("_deliver.py"), source, source.with_name("_main.py"))
+    shared = [source.with_name(h) for h in wf.helpers]
+    script = solver_script(params, title, source.with_name("_deliver.py"), *shared, source, source.with_name("_main.py"))
     (gt / "solve.py").write_text(script, encoding="utf-8")
     (gt / "params.json").write_text(json.dumps(params, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
                                     encoding="utf-8")
