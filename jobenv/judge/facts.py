@@ -154,8 +154,11 @@ _PERCENT_LABEL_RE = re.compile(r"%|\bper\s?cent|\bpercentage\b|\brate\b|\bshare\
 def _readings(n: Num, base: float | None, scales: frozenset[str], percent: bool) -> list[float]:
     """A number's values: as written, and in every unit the instructions name ("$42.853 million" and "$42,853,000"
     are 42.853 where the figure is asked for in millions); for a field that asks for a percentage, a proportion
-    (0.167) or a fraction of counts (103/617, 103 of 617) also as its percentage."""
+    (0.167) or a fraction of counts (103/617, 103 of 617) also as its percentage; a figure with "m" or "mm" and no
+    currency sign also as metres or millimetres (the unscaled figure)."""
     out = [n.value] + [n.value / SCALE_FACTORS[u] for u in scales if abs(n.value) >= SCALE_FACTORS[u]]
+    if n.length_unit:  # "19.05 mm" with no currency: millimetres as likely as millions
+        out.append(n.value / SCALE_FACTORS[n.scale])
     if percent and not n.pct:
         if base:
             out.append(n.value / base * 100)

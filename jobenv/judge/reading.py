@@ -53,6 +53,7 @@ __all__ = [
 _SCALE_UNITS = {"k": "thousand", "thousand": "thousand", "m": "million", "mn": "million", "mm": "million",
                 "million": "million", "bn": "billion", "billion": "billion"}
 SCALE_FACTORS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_LENGTH_UNITS = frozenset({"m", "mm"})  # millimetres and metres share their abbreviations with millions
 _NUM_RE = re.compile(
     r"(?<![\w.])(?P<open>\()?[ \t]?(?P<sign>[-+\u2212])?[ \t]?(?P<cur>US\$|[$\u20ac\u00a3\u00a5]|(?:USD|EUR|GBP)[ \t]?)?"
     r"[ \t]?(?P<sign2>[-\u2212])?"
@@ -170,6 +171,8 @@ class Num:
     end: int
     pct: bool = False
     scale: str = ""  # the scale unit it was written with ("thousand" for "41.25k"), already applied to ``value``
+    # "m"/"mm" after a figure with no currency sign is also a length unit ("19.05 mm", "12.5 m"): read both ways
+    length_unit: bool = False
 
 
 _PCT_AFTER_RE = re.compile(r"[ \t]?(?:%|percent\b|per cent\b)", re.IGNORECASE)
@@ -201,7 +204,8 @@ def find_numbers(text: str, *, words: bool = True) -> list[Num]:
         unit = _SCALE_UNITS[m.group("scale").lower()] if m.group("scale") else ""
         if unit:
             val *= SCALE_FACTORS[unit]
-        out.append(Num(-val if neg else val, m.start(), m.end(), bool(m.group("pct")), unit))
+        length = bool(unit) and m.group("scale").lower() in _LENGTH_UNITS and not m.group("cur")
+        out.append(Num(-val if neg else val, m.start(), m.end(), bool(m.group("pct")), unit, length))
     if words:
         for val, a, b in _word_numbers(masked):
             pct = _PCT_AFTER_RE.match(masked, b)

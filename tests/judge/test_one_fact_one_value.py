@@ -83,6 +83,17 @@ def test_scale_words_in_the_stated_unit(tmp_path: Path, value: str, expected: bo
     assert verdict[0] is expected, verdict
 
 
+@pytest.mark.parametrize("value, number, expected", [
+    ("19.0485 mm", 19.0485, True), ("19.0485mm", 19.0485, True), ("12.5 m", 12.5, True), ("0.212 mm", 0.212, True),
+    ("19.0485 mm", 19_048_500.0, True), ("$19.0485mm", 19_048_500.0, True),  # a currency sign: millions only
+    ("$19.0485mm", 19.0485, False), ("19.1485 mm", 19.0485, False), ("19.0485 mm or 19.2 mm", 19.0485, False),
+])
+def test_millimetres_and_metres_are_lengths_unless_a_currency_makes_them_millions(tmp_path: Path, value: str,
+                                                                                   number: float, expected: bool) -> None:
+    verdict = run(field(number=number, tolerance=0.00005), memo(tmp_path, f"Answer: {value}\n"))
+    assert verdict[0] is expected, verdict
+
+
 @pytest.mark.parametrize("instructions, expected", [
     ("Answer: <USD m, 1 decimal>", True), ("Answer: <in $mn>", True), ("Answer: <EUR millions>", True),
     ("Answer: <USD, whole dollars>", False), ("Answer: <mm of rainfall>", False),
