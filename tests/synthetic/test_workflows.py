@@ -248,8 +248,31 @@ def _bankrec_answer(out: Path, params: dict, facts: dict, style: str) -> None:
           "transposed posting is corrected to the amount the bank paid, which the cheque register confirms.")
 
 
+def _regz_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct Reg Z recomputation by hand: the workbook with typed values, its columns swapped and a notes
+    column; money with dollar signs and separators in the memo, the APR with a percent sign."""
+    import pandas as pd
+
+    out.mkdir(parents=True)
+    L, d = params["labels"], params["deliverables"]
+    keys = ("prepaid", "amount_financed", "finance_charge", "apr", "understatement")
+    with pd.ExcelWriter(out / d["workbook"]) as xw:
+        pd.DataFrame([{"Amount": facts[k], "Line": L[k], "Note": "recomputed"} for k in keys]).to_excel(
+            xw, sheet_name="Recompute", index=False)
+        pd.DataFrame(facts["fees"]).to_excel(xw, sheet_name="Fees", index=False)
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["prepaid"], f"${facts['prepaid']:,.2f}"), (L["amount_financed"], f"${facts['amount_financed']:,.2f}"),
+             (L["finance_charge"], f"${facts['finance_charge']:,.2f}"), (L["apr"], f"{facts['apr']:.3f}%"),
+             (L["understatement"], f"${facts['understatement']:,.2f}"), (L["apr_ok"], yes(facts["apr_ok"])),
+             (L["tolerance"], f"${facts['tolerance']:,.2f}"), (L["decision"], yes(facts["decision"])),
+             (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Fees were classified by description under the current research note; "
+          "fees paid by the lender or others were left out; the docket decides the foreclosure question.")
+
+
 _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_answer,
-            "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer}
+            "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer,
+            "reg_z_rescission": _regz_answer}
 
 
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
@@ -269,6 +292,7 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
     "three_way_match": lambda P: (dict(P, price_tolerance_pct=P["price_tolerance_pct"] + 5),
                                   ("change_order", "receipts")),
     "bank_reconciliation": lambda P: (P, ("archived_policy",)),
+    "reg_z_rescission": lambda P: (P, ("section",)),
 }
 
 
