@@ -6,6 +6,7 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``match.py``: three-way match of invoices before a payment run (purchasing, supply chain, AP clerks).
 - ``bankrec.py``: month-end bank reconciliation with adjusting entries, in a workbook of live formulas (accounting
   clerks, financial managers).
+- ``capex.py``: capital project appraisal with NPV, IRR, discounted payback and the MACRS shield (financial managers).
 - ``regz.py``: Regulation Z finance charge, actuarial APR and rescission tolerance on a refinance (lawyers).
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
+from .capex import CAPITAL_APPRAISAL
 from .decline import DECLINE_CURVE
 from .match import THREE_WAY_MATCH
 from .regz import REG_Z_RESCISSION
@@ -21,7 +23,7 @@ from .survival import KAPLAN_MEIER
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
 WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION,
-                                     REG_Z_RESCISSION)
+                                     REG_Z_RESCISSION, CAPITAL_APPRAISAL)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
