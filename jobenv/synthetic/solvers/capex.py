@@ -62,6 +62,8 @@ def inputs(folder, P, naive=()):
 
 
 def analyse(folder, P, naive=()):
+    """The graded facts from the task folder (IRR and payback None when they do not exist). A missing file, sheet
+    or launch item raises (OSError, KeyError, ValueError)."""
     x = inputs(folder, P, naive)
     t, macrs = P["tax_rate"], P["macrs"]
     wacc = (P["old_wacc"] if "wacc" in naive else P["wacc"]) / 100

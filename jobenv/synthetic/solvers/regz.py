@@ -91,6 +91,8 @@ def foreclosure_filed(folder, P):
 
 
 def analyse(folder, P, naive=()):
+    """The graded facts from the task folder. A missing file, note label or TIL item raises (OSError, KeyError);
+    payments that cannot repay the amount financed raise ValueError."""
     terms = note_terms(folder, P)
     fees = classify(read_frame(folder, P["files"]["fees"]), P, naive)
     pfc = rnd(sum(f["amount"] for f in fees if f["fc"]), 2)
