@@ -302,9 +302,54 @@ def _psap_answer(out: Path, params: dict, facts: dict, style: str) -> None:
           "calls count against the standard even when called back.")
 
 
+def _regz_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct Reg Z recomputation by hand: the workbook with typed values, its columns swapped and a notes
+    column; money with dollar signs and separators in the memo, the APR with a percent sign."""
+    import pandas as pd
+
+    out.mkdir(parents=True)
+    L, d = params["labels"], params["deliverables"]
+    keys = ("prepaid", "amount_financed", "finance_charge", "apr", "understatement")
+    with pd.ExcelWriter(out / d["workbook"]) as xw:
+        pd.DataFrame([{"Amount": facts[k], "Line": L[k], "Note": "recomputed"} for k in keys]).to_excel(
+            xw, sheet_name="Recompute", index=False)
+        pd.DataFrame(facts["fees"]).to_excel(xw, sheet_name="Fees", index=False)
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["prepaid"], f"${facts['prepaid']:,.2f}"), (L["amount_financed"], f"${facts['amount_financed']:,.2f}"),
+             (L["finance_charge"], f"${facts['finance_charge']:,.2f}"), (L["apr"], f"{facts['apr']:.3f}%"),
+             (L["understatement"], f"${facts['understatement']:,.2f}"), (L["apr_ok"], yes(facts["apr_ok"])),
+             (L["tolerance"], f"${facts['tolerance']:,.2f}"), (L["decision"], yes(facts["decision"])),
+             (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Fees were classified by description under the current research note; "
+          "fees paid by the lender or others were left out; the docket decides the foreclosure question.")
+
+
+def _capex_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct appraisal by hand: typed values, the FCF sheet with a discount-factor column first, the memo's
+    money with dollar signs and the IRR with a percent sign."""
+    import pandas as pd
+
+    out.mkdir(parents=True)
+    L, d = params["labels"], params["deliverables"]
+    w = params["wacc"] / 100
+    with pd.ExcelWriter(out / d["workbook"]) as xw:
+        pd.DataFrame([{"Discount factor": round((1 + w) ** -r["year"], 6), "Year": r["year"], "FCF": r["fcf"]}
+                      for r in facts["rows"]]).to_excel(xw, sheet_name="FCF", index=False)
+        pd.DataFrame([{"Line": L["npv"], "Value": facts["npv"]}, {"Line": L["irr"], "Value": facts["irr"]}]).to_excel(
+            xw, sheet_name="Valuation", index=False)
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pb = "not within the project life" if facts["payback"] is None else f"{facts['payback']:.2f} years"
+    pairs = [(L["capex"], f"${facts['capex']:,.2f}"), (L["npv"], f"${facts['npv']:,.2f}"), (L["irr"], f"{facts['irr']:.2f}%"),
+             (L["payback"], pb), (L["nwc"], f"${facts['nwc_release']:,.2f}"), (L["decision"], yes(facts["decision"])),
+             (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "The development spend is sunk and left out; the later Treasury memo's WACC "
+          "governs; working capital comes back in the final year.")
+
+
 _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_answer,
             "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer,
-            "erlang_c_staffing": _erlang_answer, "psap_answering": _psap_answer}
+            "erlang_c_staffing": _erlang_answer, "psap_answering": _psap_answer,
+            "reg_z_rescission": _regz_answer, "capital_project_appraisal": _capex_answer}
 
 
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
@@ -326,6 +371,8 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
     "bank_reconciliation": lambda P: (P, ("archived_policy",)),
     "erlang_c_staffing": lambda P: (P, ("old_growth",)),
     "psap_answering": lambda P: (P, ("admin", "transfer_origin", "callback")),
+    "reg_z_rescission": lambda P: (P, ("section",)),
+    "capital_project_appraisal": lambda P: (dict(P, wacc=P["old_wacc"]), ()),
 }
 
 

@@ -10,22 +10,27 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   of live formulas (computer user support specialists).
 - ``psap.py``: 911 answering against the NENA standard by hour and Erlang C call-taker positions for the busy hour
   (police, fire and ambulance dispatchers).
+- ``capex.py``: capital project appraisal with NPV, IRR, discounted payback and the MACRS shield (financial managers).
+- ``regz.py``: Regulation Z finance charge, actuarial APR and rescission tolerance on a refinance (lawyers).
 """
 
 from __future__ import annotations
 
 from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
+from .capex import CAPITAL_APPRAISAL
 from .decline import DECLINE_CURVE
 from .match import THREE_WAY_MATCH
 from .psap import PSAP_ANSWERING
+from .regz import REG_Z_RESCISSION
 from .servicedesk import ERLANG_C_STAFFING
 from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
 WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION,
-                                     ERLANG_C_STAFFING, PSAP_ANSWERING)
+                                     ERLANG_C_STAFFING, PSAP_ANSWERING,
+                                     REG_Z_RESCISSION, CAPITAL_APPRAISAL)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
