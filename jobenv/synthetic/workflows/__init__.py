@@ -6,19 +6,23 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``match.py``: three-way match of invoices before a payment run (purchasing, supply chain, AP clerks).
 - ``bankrec.py``: month-end bank reconciliation with adjusting entries, in a workbook of live formulas (accounting
   clerks, financial managers).
+- ``capability.py``: X-bar/R chart, Cpk and Ppk of a critical diameter for a PPAP submission, in a workbook of live
+  formulas with a chart slide (engineering technicians).
 """
 
 from __future__ import annotations
 
 from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
+from .capability import PPAP_CAPABILITY
 from .decline import DECLINE_CURVE
 from .match import THREE_WAY_MATCH
 from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
-WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION)
+WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION,
+                                    PPAP_CAPABILITY)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
