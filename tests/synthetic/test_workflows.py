@@ -288,9 +288,31 @@ def _capability_answer(out: Path, params: dict, facts: dict, style: str) -> None
           "were left out; limits are from the released drawing revision.")
 
 
+def _stackup_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct stack-up by hand: the workbook with typed values and the Summary rows in another order with a unit
+    column, the Stack sheet's columns reordered; the memo styled, the share with a percent sign."""
+    import pandas as pd
+
+    out.mkdir(parents=True)
+    d, L, W = params["deliverables"], params["labels"], params["sheet_labels"]
+    summary = {W["rss_min"]: facts["rss_min"], W["wc_min"]: facts["wc_min"], W["mean_gap"]: facts["mean_gap"],
+               W["nominal_gap"]: facts["nominal_gap"]}
+    with pd.ExcelWriter(out / d["workbook"]) as xw:
+        pd.DataFrame([{"Unit": "mm", "Item": k, "Value": v} for k, v in summary.items()]).to_excel(
+            xw, sheet_name="Summary", index=False)
+        pd.DataFrame([{"description": r["description"], "ref": r["ref"], "nominal_mm": r["nominal"]}
+                      for r in facts["rows"]]).to_excel(xw, sheet_name="Stack", index=False)
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["nominal_gap"], f"{facts['nominal_gap']:.3f}"), (L["mean_gap"], f"{facts['mean_gap']:.3f}"),
+             (L["wc_min"], f"{facts['wc_min']:.3f}"), (L["rss_min"], f"{facts['rss_min']:.3f}"),
+             (L["top"], facts["top"]), (L["top_share"], f"{facts['top_share']:.1f}%"),
+             (L["decision"], yes(facts["decision"])), (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Means and half-band tolerances, the pin as a radius, the current note.")
+
+
 _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_answer,
             "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer,
-            "ppap_capability": _capability_answer}
+            "ppap_capability": _capability_answer, "tolerance_stackup": _stackup_answer}
 
 
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
@@ -311,6 +333,7 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
                                   ("change_order", "receipts")),
     "bank_reconciliation": lambda P: (P, ("archived_policy",)),
     "ppap_capability": lambda P: (P, ("superseded_rev",)),
+    "tolerance_stackup": lambda P: (P, ("no_mean_shift", "superseded_note")),
 }
 
 

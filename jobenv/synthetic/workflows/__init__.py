@@ -8,6 +8,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   clerks, financial managers).
 - ``capability.py``: X-bar/R chart, Cpk and Ppk of a critical diameter for a PPAP submission, in a workbook of live
   formulas with a chart slide (engineering technicians).
+- ``stackup.py``: worst-case and RSS tolerance stack-up before a design freeze, in a workbook of live formulas
+  (mechanical engineers).
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from .base import Workflow
 from .capability import PPAP_CAPABILITY
 from .decline import DECLINE_CURVE
 from .match import THREE_WAY_MATCH
+from .stackup import TOLERANCE_STACKUP
 from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
 WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION,
-                                    PPAP_CAPABILITY)
+                                    PPAP_CAPABILITY, TOLERANCE_STACKUP)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
