@@ -162,6 +162,8 @@ def _tool_log(rng: random.Random, run: dict[str, Any], machine: str, others: lis
 
 
 def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft:
+    """One PPAP capability task on ``targets``; raises DegenerateTask when the drawn run misses a target, its Cpk
+    sits within 0.05 of the requirement or fewer than three planted items change a graded answer."""
     from ..solvers.capability import analyse
 
     prof = profession(occupation)

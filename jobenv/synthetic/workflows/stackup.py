@@ -116,6 +116,8 @@ def recheck(folder: Path, P: dict[str, Any]) -> Facts:
 # ---- drawing a task ---------------------------------------------------------------------------------------
 
 def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft:
+    """One stack-up task on ``targets``; raises DegenerateTask when the RSS minimum gap lands on the wrong side,
+    the top contributor leads by under 0.5 points or fewer than two planted items change a graded answer."""
     import tempfile
 
     from ..solvers.stackup import analyse
