@@ -50,7 +50,8 @@ def test_the_stack_by_hand(tmp_path):
     assert solver.analyse(str(tmp_path), P, ("diameter",))["mean_gap"] == -2.6  # the pin's 5.95 in full
     assert solver.analyse(str(tmp_path), P, ("superseded_note",))["nominal_gap"] == 0.5
     again = recheck(tmp_path, P)
-    assert {k: again[k] for k in again} == {k: f[k] for k in again}
+    assert again == {k: f[k] for k in again}
+    assert f["tols"] == {"D1": 0.1, "D2": 0.05, "D3": 0.025, "D4": 0.02}
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +98,8 @@ def _by_hand(out: Path, P: dict, f: dict, *, shift: float = 0.0, extra: list[str
     s.append([W["mean_gap"], f"=SUM(Stack!G2:G{n + 1})+{shift}"])
     s.append([W["rss_min"], f"=B2-SQRT(SUMSQ(Stack!H2:H{n + 1}))"])
     s.append([W["wc_min"], f"=B2-SUM(Stack!H2:H{n + 1})"])
+    s.append([W["wc_tol"], f"=SUM(Stack!H2:H{n + 1})"])
+    s.append([W["rss_tol"], f"=SQRT(SUMSQ(Stack!H2:H{n + 1}))"])
     wb.save(out / D["workbook"])
     yes = lambda b: "yes" if b else "no"  # noqa: E731
     lines = [f"- {L['nominal_gap']} = {f['nominal_gap']:.3f}", f"- {L['mean_gap']} = {f['mean_gap'] + shift:.3f}",

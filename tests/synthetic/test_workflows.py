@@ -296,12 +296,12 @@ def _stackup_answer(out: Path, params: dict, facts: dict, style: str) -> None:
     out.mkdir(parents=True)
     d, L, W = params["deliverables"], params["labels"], params["sheet_labels"]
     summary = {W["rss_min"]: facts["rss_min"], W["wc_min"]: facts["wc_min"], W["mean_gap"]: facts["mean_gap"],
-               W["nominal_gap"]: facts["nominal_gap"]}
+               W["nominal_gap"]: facts["nominal_gap"], W["rss_tol"]: facts["rss_tol"], W["wc_tol"]: facts["wc_tol"]}
     with pd.ExcelWriter(out / d["workbook"]) as xw:
         pd.DataFrame([{"Unit": "mm", "Item": k, "Value": v} for k, v in summary.items()]).to_excel(
             xw, sheet_name="Summary", index=False)
-        pd.DataFrame([{"description": r["description"], "ref": r["ref"], "nominal_mm": r["nominal"]}
-                      for r in facts["rows"]]).to_excel(xw, sheet_name="Stack", index=False)
+        pd.DataFrame([{"description": r["description"], "tol_mm": facts["tols"][r["ref"]], "ref": r["ref"],
+                       "nominal_mm": r["nominal"]} for r in facts["rows"]]).to_excel(xw, sheet_name="Stack", index=False)
     yes = lambda b: "Yes" if b else "No"  # noqa: E731
     pairs = [(L["nominal_gap"], f"{facts['nominal_gap']:.3f}"), (L["mean_gap"], f"{facts['mean_gap']:.3f}"),
              (L["wc_min"], f"{facts['wc_min']:.3f}"), (L["rss_min"], f"{facts['rss_min']:.3f}"),

@@ -57,7 +57,7 @@ def analyse(folder, P, naive=()):
              "nominal_gap": rnd(nominal_gap, 3), "mean_gap": rnd(mean_gap, 3), "wc_tol": rnd(wc, 3),
              "rss_tol": rnd(rss, 3), "wc_min": rnd(mean_gap - wc, 3), "rss_min": rnd(mean_gap - rss, 3),
              "top": top["ref"], "top_share": rnd(top["share"], 1),
-             "shares": {r["ref"]: rnd(r["share"], 1) for r in stack}}
+             "shares": {r["ref"]: rnd(r["share"], 1) for r in stack}, "tols": {r["ref"]: rnd(r["tol"], 4) for r in stack}}
     facts["decision"] = bool(facts["rss_min"] >= float(P["min_gap"]))
     facts["premise"] = facts["top"] == P["claimed_top"]
     return facts

@@ -109,6 +109,8 @@ def recheck(folder: Path, P: dict[str, Any]) -> Facts:
     top = max(tols, key=lambda ref: tols[ref])
     rss_min = rnd(mean - math.sqrt(total), 3)
     return {"nominal_gap": rnd(nominal, 3), "mean_gap": rnd(mean, 3), "wc_min": rnd(mean - sum(tols.values()), 3),
+            "wc_tol": rnd(sum(tols.values()), 3), "rss_tol": rnd(math.sqrt(total), 3),
+            "tols": {ref: rnd(t, 4) for ref, t in tols.items()},
             "rss_min": rss_min, "top": top, "top_share": rnd(tols[top] ** 2 / total * 100, 1),
             "decision": rss_min >= float(P["min_gap"]), "premise": top == P["claimed_top"]}
 
@@ -139,6 +141,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     min_gap = rng.choice((0.10, 0.15, 0.20, 0.25, 0.30))
     P: dict[str, Any] = {
         "files": {"stack": f"{dirs['cad']}/{assy}_axial_stack_rev{old_rev}.csv"}, "dirs": dirs, "override": note,
+        "diameter_ref": next(r["ref"] for r in rows if r["feature"] == "diameter"),
         "min_gap": min_gap, "claimed_top": "", "labels": labels,
         "sheet_labels": {**labels, "wc_tol": "Worst-case tolerance (mm)", "rss_tol": "RSS tolerance (mm)",
                          "min_gap": "Required minimum gap (mm)"},
@@ -254,15 +257,35 @@ def _prompt(rng: random.Random, P: dict[str, Any], c: dict[str, Any], writers: d
              (L["rss_min"], "mm, 3 decimals"), (L["top"], "the row's ref, e.g. D3"),
              (L["top_share"], "percent, 1 decimal"), (L["decision"], "yes or no"), (L["premise"], "yes or no")]
     lines = [(k, h.replace("mm, 3 decimals", "number in mm, 3 decimals, no unit after it")) for k, h in lines]
+    steps = [rng.choice(("Take the stack export and apply the current drawing revision's notes.",
+                         "Start from the tolerance-analysis export; where the released drawing's notes differ, they win.",
+                         "Check the export against the released revision's drawing notes before using it.")),
+             rng.choice(("Convert each row to mean and symmetric tolerance as our stack-up guideline says (signs, "
+                         "diameters).", "Mean-shift the unequal tolerances and sign each row per the guideline; "
+                         "watch the diameter.", "Put every dimension on a mean and half-band basis, with the loop signs, "
+                         "as the guideline sets out.")),
+             rng.choice(("Worst case and RSS minimum gaps and each row's contribution.",
+                         "Work out the worst-case and RSS minimum gaps and the t^2 / sum t^2 contributions.",
+                         "Stack it both ways (worst case, RSS) and rank the contributors.")),
+             rng.choice(("Say whether the stack holds the required minimum gap (guideline's acceptance) and what to "
+                         "tighten.", "Tell me if we meet the minimum clearance under the guideline's rule and which "
+                         "tolerance to tighten.", "Give me the verdict against the drawing's minimum gap and the "
+                         "dimension worth tightening."))]
+    ask = rng.choice((f"Design freeze on {c['assy']} is next week. Does the axial stack at the cover hold the minimum "
+                      "gap, worst case and RSS, and what should we tighten?",
+                      f"Before we freeze {c['assy']}, I need the axial clearance at the cover checked - worst case and "
+                      "RSS - and a view on what to tighten.",
+                      f"The freeze review for {c['assy']} wants numbers on the cover gap: worst-case and RSS minimum, "
+                      "and the tolerance to tighten."))
+    belief = rng.choice((f"I think {P['claimed_top']} drives it - check that.",
+                         f"My bet is {P['claimed_top']} is the big one; confirm or correct me.",
+                         f"Production reckons {P['claimed_top']} is what eats the clearance."))
     return "\n\n".join([
-        rng.choice((f"From: {c['boss']}, Engineering Manager\n\n", f"Hi - {c['boss']} here.\n\n"))
-        + f"Design freeze on {c['assy']} is next week. Does the axial stack at the cover hold the minimum gap, worst "
-        f"case and RSS, and what should we tighten? I think {P['claimed_top']} drives it - check that.",
-        "Steps:\n1. Take the stack export and apply the current drawing revision's notes.\n"
-        "2. Convert each row to mean and symmetric tolerance as our stack-up guideline says (signs, diameters).\n"
-        "3. Worst case and RSS minimum gaps and each row's contribution.\n"
-        "4. Say whether the stack holds the required minimum gap (guideline's acceptance) and what to tighten.",
-        "Deliverables in the output folder:\n"
+        rng.choice((f"From: {c['boss']}, Engineering Manager\n\n", f"Hi - {c['boss']} here.\n\n",
+                    f"{c['boss']} (Engineering Manager) - design freeze\n\n")) + ask + " " + belief,
+        rng.choice(("Steps:", "How I'd like it done:", "Please:")) + "\n"
+        + "\n".join(f"{k}. {t}" for k, t in enumerate(steps, 1)),
+        rng.choice(("Deliverables in the output folder:", "Leave in the output folder:", "Outputs:")) + "\n"
         f"1. {D['workbook']}: sheet Stack (ref, description, direction, nominal_mm, plus_tol_mm, minus_tol_mm, factor, "
         "mean_mm, tol_mm, contribution_pct; one row per dimension) and sheet Summary with an Item column and a Value "
         "column, live formulas (RSS as =SQRT(SUMSQ(...))), rows: " + "; ".join(
@@ -270,13 +293,13 @@ def _prompt(rng: random.Random, P: dict[str, Any], c: dict[str, Any], writers: d
         + ".\n"
         f"2. {D['memo']}: a note starting with these lines (label: value), then what to tighten and why:\n"
         + "\n".join(f"   {k}: <{h}>" for k, h in lines),
-        "Thanks.\n" + c["boss"].split()[0],
+        rng.choice(("Thanks.", "Cheers.", "Shout if the export looks off.")) + "\n" + c["boss"].split()[0],
         "Local Reference Files:\n" + "\n".join(f"- {f}" for f in sorted(writers)),
     ]) + "\n"
 
 
 def rubrics(facts: Facts, P: dict[str, Any], judgement: bool) -> list[Rubric]:
-    from ...check_models import CellCheck
+    from ...check_models import CellCheck, RowCountCheck
 
     D, L, W = P["deliverables"], P["labels"], P["sheet_labels"]
     book, memo = D["workbook"], D["memo"]
@@ -290,11 +313,20 @@ def rubrics(facts: Facts, P: dict[str, Any], judgement: bool) -> list[Rubric]:
     def num(key: str, d: int = 3) -> tuple[str, Any]:
         return f"{L[key]} = {facts[key]:.{d}f}", fld_num(memo, L[key], facts[key], d)
 
+    def row_tol(ref: str) -> tuple[str, Any]:
+        return (f"{book} Stack: {ref} tol_mm = {facts['tols'][ref]:.4f}",
+                CellCheck(file=book, sheet="Stack", match={"ref": ref}, column="tol_mm", value=float(facts["tols"][ref]),
+                          tolerance=tol(4)))
+
+    note, dia = P["override"]["ref"], P["diameter_ref"]
     out = [
         rubric("Converts the stack to mean dimensions with the current drawing note", 10,
                [num("nominal_gap"), num("mean_gap"), cell("mean_gap")]),
-        rubric("Computes the worst-case minimum gap", 8, [num("wc_min"), cell("wc_min")]),
-        rubric("Computes the RSS minimum gap", 10, [num("rss_min"), cell("rss_min")]),
+        rubric("Lays out every row as a symmetric tolerance, the note's row and the pin's radius included", 8, [
+            (f"{book} Stack has {len(facts['tols'])} rows",
+             RowCountCheck(file=book, sheet="Stack", key="ref", count=len(facts["tols"]))), row_tol(note), row_tol(dia)]),
+        rubric("Computes the worst-case minimum gap", 8, [num("wc_min"), cell("wc_min"), cell("wc_tol")]),
+        rubric("Computes the RSS minimum gap", 10, [num("rss_min"), cell("rss_min"), cell("rss_tol")]),
         rubric("Names the top contributor by t^2 / sum t^2", 8, [
             (f"{L['top']}: {facts['top']}", fld(memo, L["top"], facts["top"])), num("top_share", 1)]),
         rubric("Answers whether the stack holds the minimum gap", 8, [
@@ -309,6 +341,10 @@ def rubrics(facts: Facts, P: dict[str, Any], judgement: bool) -> list[Rubric]:
             ("Names the dimension to tighten from the contributions, with its share", llm("reasoning")),
             ("Says the rev note replaced the export's row and the pin entered as a radius", llm("explanation")),
             ("Is concise enough for the freeze review", llm("writing"))]))
+        out.append(rubric("Answers the manager plainly", 6, [
+            ("States whether the stack holds the minimum gap, worst case and RSS, with the numbers", llm("reasoning")),
+            ("Answers the guess about the driving dimension with the contributions", llm("tone and content")),
+            ("Says which acceptance rule (RSS per the guideline) decides", llm("explanation"))]))
     return out
 
 
