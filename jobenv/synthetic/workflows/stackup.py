@@ -12,6 +12,7 @@ it (the housing depth is set to make it so). The method follows the task's own s
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import math
 import random
 from pathlib import Path
@@ -185,7 +186,8 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         raise DegenerateTask("fewer than two planted items change a graded answer")
     labels["premise"] = labels["premise"].format(ref=P["claimed_top"])
     claimed = next(r for r in rows if r["ref"] == P["claimed_top"])
-    ctx = {"assy": assy, "rev": rev, "old_rev": old_rev, "claimed": claimed, "boss": person(rng)}
+    today = dt.date(rng.choice((2024, 2025)), rng.randint(1, 12), rng.randint(1, 28))
+    ctx = {"assy": assy, "rev": rev, "old_rev": old_rev, "claimed": claimed, "boss": person(rng), "day": today}
     writers, roles = _workspace(rng, P, rows, ctx, {P["files"]["stack"]: lambda p: write_csv(p, header, export_rows())})
     return Draft(subject=f"Tolerance stack-up, {assy}", instructions=_prompt(rng, P, ctx, writers),
                  files=writers, roles=roles, params=P, traps=traps, targets=dict(targets),
@@ -235,16 +237,16 @@ def _workspace(rng: random.Random, P: dict[str, Any], rows: list[dict[str, Any]]
         [["R1", "Housing bore diameter", 1, "52.00", "+0.03", "0.00", "diameter"],
          ["R2", "Bearing outer diameter", -1, "52.00", "0.00", "-0.013", "diameter"]]))
     add(f"{D['mail']}/freeze_request.txt", "email", lambda p: write_text(p, email_text(
-        sender=f"{c['boss']}, Engineering Manager", to="Design team", date="2024-05-06",
+        sender=f"{c['boss']}, Engineering Manager", to="Design team", date=c["day"].isoformat(),
         subject=f"{c['assy']} design freeze",
         body=f"Design freeze is next week. I need to know whether the axial stack at the cover holds the minimum gap "
              f"and what to tighten. I think {c['claimed']['description'].lower()} ({P['claimed_top']}) is the one "
              "driving it.")))
     add(f"{D['mail']}/supplier_capability.txt", "distractor", lambda p: write_text(p, email_text(
-        sender=f"{person(rng)}, Supplier quality", to="Design team", date="2024-04-22", subject="Clip supplier Cpk",
+        sender=f"{person(rng)}, Supplier quality", to="Design team", date=(c["day"] - dt.timedelta(days=14)).isoformat(), subject="Clip supplier Cpk",
         body="The clip supplier reports Cpk 1.6 on thickness. No action needed.")))
     add(f"meetings/design_review_{rng.randint(10, 28)}.md", "distractor", lambda p: write_text(
-        p, meeting_notes(rng, topic="design freeze", people=[person(rng) for _ in range(3)], date="2024-04-30")))
+        p, meeting_notes(rng, topic="design freeze", people=[person(rng) for _ in range(3)], date=(c["day"] - dt.timedelta(days=6)).isoformat())))
     add(f"{D['std']}/archive/stackup_practice_2016.pdf", "stale", lambda p: write_pdf(p, "Stack-up practice (2016)", [
         "Worst-case stacks on nominal dimensions with the larger deviation as a symmetric tolerance.",
         "Superseded by the tolerance stack-up guideline."]))
