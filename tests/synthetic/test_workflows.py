@@ -346,10 +346,73 @@ def _capex_answer(out: Path, params: dict, facts: dict, style: str) -> None:
           "governs; working capital comes back in the final year.")
 
 
+def _capability_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct capability study by hand: the workbook with values typed in (no formulas), the Limits and
+    Capability rows in another order with a notes column, the subgroup sheet's columns reordered; the slide's lines
+    with '=' in a table-free text box; the memo styled, the out-of-control list comma-separated."""
+    import pandas as pd
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    out.mkdir(parents=True)
+    d, L, W = params["deliverables"], params["labels"], params["sheet_labels"]
+    rows = [{"mean": round(sum(g["readings"]) / 5, 5), "range": round(max(g["readings"]) - min(g["readings"]), 4),
+             "subgroup": g["subgroup"], "timestamp": g["timestamp"],
+             **{f"x{k + 1}": v for k, v in enumerate(g["readings"])}} for g in facts["subgroups"]]
+    limits = {W["ucl_r"]: facts["ucl_r"], W["ucl_x"]: facts["ucl_x"], W["lcl_x"]: facts["lcl_x"],
+              W["grand_mean"]: facts["grand_mean"], W["rbar"]: facts["rbar"], W["n_subgroups"]: facts["n_subgroups"]}
+    cap = {W["ppk"]: facts["ppk"], W["cpk"]: facts["cpk"], W["sigma_within"]: facts["sigma_within"]}
+    with pd.ExcelWriter(out / d["workbook"]) as xw:
+        pd.DataFrame(rows).to_excel(xw, sheet_name="Subgroups", index=False)
+        pd.DataFrame([{"Item": k, "Value": v, "Note": "typed"} for k, v in limits.items()]).to_excel(
+            xw, sheet_name="Limits", index=False)
+        pd.DataFrame([{"Item": k, "Value": v, "Note": ""} for k, v in cap.items()]).to_excel(
+            xw, sheet_name="Capability", index=False)
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    box = slide.shapes.add_textbox(Inches(1), Inches(1), Inches(6), Inches(4)).text_frame
+    box.text = f"{L['ppk']} = {facts['ppk']:.2f}"
+    for line in (f"{L['cpk']} = {facts['cpk']:.2f}", f"{L['ooc_count']} = {facts['ooc_count']} subgroups"):
+        box.add_paragraph().text = line
+    prs.save(str(out / d["slide"]))
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["n_subgroups"], f"{facts['n_subgroups']} subgroups"), (L["grand_mean"], f"{facts['grand_mean']:.4f}"),
+             (L["rbar"], f"{facts['rbar']:.4f}"), (L["ucl_x"], f"{facts['ucl_x']:.4f}"),
+             (L["lcl_x"], f"{facts['lcl_x']:.4f}"), (L["ucl_r"], f"{facts['ucl_r']:.4f}"),
+             (L["ooc"], ", ".join(facts["ooc"]) or "None"), (L["ooc_count"], str(facts["ooc_count"])),
+             (L["cpk"], f"{facts['cpk']:.2f}"), (L["ppk"], f"{facts['ppk']:.2f}"),
+             (L["decision"], yes(facts["decision"])), (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "The subgroups cut before the insert change and the gauge-fault subgroup "
+          "were left out; limits are from the released drawing revision.")
+
+
+def _stackup_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct stack-up by hand: the workbook with typed values and the Summary rows in another order with a unit
+    column, the Stack sheet's columns reordered; the memo styled, the share with a percent sign."""
+    import pandas as pd
+
+    out.mkdir(parents=True)
+    d, L, W = params["deliverables"], params["labels"], params["sheet_labels"]
+    summary = {W["rss_min"]: facts["rss_min"], W["wc_min"]: facts["wc_min"], W["mean_gap"]: facts["mean_gap"],
+               W["nominal_gap"]: facts["nominal_gap"], W["rss_tol"]: facts["rss_tol"], W["wc_tol"]: facts["wc_tol"]}
+    with pd.ExcelWriter(out / d["workbook"]) as xw:
+        pd.DataFrame([{"Unit": "mm", "Item": k, "Value": v} for k, v in summary.items()]).to_excel(
+            xw, sheet_name="Summary", index=False)
+        pd.DataFrame([{"description": r["description"], "tol_mm": facts["tols"][r["ref"]], "ref": r["ref"],
+                       "nominal_mm": r["nominal"]} for r in facts["rows"]]).to_excel(xw, sheet_name="Stack", index=False)
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["nominal_gap"], f"{facts['nominal_gap']:.3f}"), (L["mean_gap"], f"{facts['mean_gap']:.3f}"),
+             (L["wc_min"], f"{facts['wc_min']:.3f}"), (L["rss_min"], f"{facts['rss_min']:.3f}"),
+             (L["top"], facts["top"]), (L["top_share"], f"{facts['top_share']:.1f}%"),
+             (L["decision"], yes(facts["decision"])), (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Means and half-band tolerances, the pin as a radius, the current note.")
+
+
 _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_answer,
             "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer,
             "erlang_c_staffing": _erlang_answer, "psap_answering": _psap_answer,
-            "reg_z_rescission": _regz_answer, "capital_project_appraisal": _capex_answer}
+            "reg_z_rescission": _regz_answer, "capital_project_appraisal": _capex_answer,
+            "ppap_capability": _capability_answer, "tolerance_stackup": _stackup_answer}
 
 
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
@@ -373,6 +436,8 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
     "psap_answering": lambda P: (P, ("admin", "transfer_origin", "callback")),
     "reg_z_rescission": lambda P: (P, ("section",)),
     "capital_project_appraisal": lambda P: (dict(P, wacc=P["old_wacc"]), ()),
+    "ppap_capability": lambda P: (P, ("superseded_rev",)),
+    "tolerance_stackup": lambda P: (P, ("no_mean_shift", "superseded_note")),
 }
 
 

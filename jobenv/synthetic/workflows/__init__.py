@@ -12,25 +12,32 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   (police, fire and ambulance dispatchers).
 - ``capex.py``: capital project appraisal with NPV, IRR, discounted payback and the MACRS shield (financial managers).
 - ``regz.py``: Regulation Z finance charge, actuarial APR and rescission tolerance on a refinance (lawyers).
+- ``capability.py``: X-bar/R chart, Cpk and Ppk of a critical diameter for a PPAP submission, in a workbook of live
+  formulas with a chart slide (engineering technicians).
+- ``stackup.py``: worst-case and RSS tolerance stack-up before a design freeze, in a workbook of live formulas
+  (mechanical engineers).
 """
 
 from __future__ import annotations
 
 from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
+from .capability import PPAP_CAPABILITY
 from .capex import CAPITAL_APPRAISAL
 from .decline import DECLINE_CURVE
 from .match import THREE_WAY_MATCH
 from .psap import PSAP_ANSWERING
 from .regz import REG_Z_RESCISSION
 from .servicedesk import ERLANG_C_STAFFING
+from .stackup import TOLERANCE_STACKUP
 from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
 WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION,
                                      ERLANG_C_STAFFING, PSAP_ANSWERING,
-                                     REG_Z_RESCISSION, CAPITAL_APPRAISAL)
+                                     REG_Z_RESCISSION, CAPITAL_APPRAISAL,
+                                    PPAP_CAPABILITY, TOLERANCE_STACKUP)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
