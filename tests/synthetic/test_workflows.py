@@ -248,8 +248,31 @@ def _bankrec_answer(out: Path, params: dict, facts: dict, style: str) -> None:
           "transposed posting is corrected to the amount the bank paid, which the cheque register confirms.")
 
 
+def _staffing_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct HPPD answer by hand: typed values (no formulas) in another column order with a units column, the
+    non-productive allowance as a fraction, unit names in capitals; the memo styled, FTE with a unit."""
+    import pandas as pd
+
+    out.mkdir(parents=True)
+    d, L = params["deliverables"], params["labels"]
+    rows = [{"fte_gap": u["fte_gap"], "unit": u["unit"].upper(), "hppd": f"{u['hppd']:.2f}",
+             "patient_days": u["patient_days"], "productive_hours": f"{u['productive_hours']:,.2f}",
+             "fte_needed": u["fte_needed"], "budgeted_fte": u["budgeted_fte"], "target_hppd": u["target_hppd"],
+             "nonproductive_pct": u["nonproductive_pct"] / 100, "measure": "per 14-day pay period"}
+            for u in facts["units"]]
+    pd.DataFrame(rows).to_excel(out / d["workbook"], sheet_name="Units", index=False)
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["shortfall"], f"{facts['shortfall']:.1f} FTE"), (L["overall"], f"{facts['overall_hppd']:.2f}"),
+             (L["worst"], facts["worst_unit"]), (L["worst_gap"], f"{facts['worst_gap']:.2f} FTE"),
+             (L["decision"], yes(facts["decision"])), (L["premise_hppd"], f"{facts['premise_hppd']:.2f} hours"),
+             (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Orientation, education and PTO were left out of productive hours; agency "
+          "shifts were added; float shifts count on the unit worked; the approved targets revision was used.")
+
+
 _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_answer,
-            "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer}
+            "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer,
+            "nurse_staffing_hppd": _staffing_answer}
 
 
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
@@ -269,6 +292,7 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
     "three_way_match": lambda P: (dict(P, price_tolerance_pct=P["price_tolerance_pct"] + 5),
                                   ("change_order", "receipts")),
     "bank_reconciliation": lambda P: (P, ("archived_policy",)),
+    "nurse_staffing_hppd": lambda P: (P, ("old_targets", "nonproductive")),
 }
 
 

@@ -6,6 +6,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``match.py``: three-way match of invoices before a payment run (purchasing, supply chain, AP clerks).
 - ``bankrec.py``: month-end bank reconciliation with adjusting entries, in a workbook of live formulas (accounting
   clerks, financial managers).
+- ``staffing.py``: nursing HPPD against target and the FTE gap by unit, in a workbook of live formulas (health
+  services managers).
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
 from .decline import DECLINE_CURVE
 from .match import THREE_WAY_MATCH
+from .staffing import NURSE_STAFFING_HPPD
 from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
-WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION)
+WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION,
+                                     NURSE_STAFFING_HPPD)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
