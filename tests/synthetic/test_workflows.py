@@ -270,9 +270,29 @@ def _staffing_answer(out: Path, params: dict, facts: dict, style: str) -> None:
           "shifts were added; float shifts count on the unit worked; the approved targets revision was used.")
 
 
+def _perdiem_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct per diem audit by hand: typed values with dollar signs in another column order, a notes column;
+    the memo styled with amounts in dollars."""
+    import pandas as pd
+
+    out.mkdir(parents=True)
+    d, L = params["deliverables"], params["labels"]
+    rows = [{"over_claim": f"{r['over_claim']:.2f}", "traveller": r["traveller"], "allowable": f"${r['allowable']:,.2f}",
+             "mie_allowed": r["mie_allowed"], "lodging_allowed": f"${r['lodging_allowed']:,.2f}",
+             "mileage_allowed": r["mileage_allowed"], "notes": "checked against folio"} for r in facts["travellers"]]
+    pd.DataFrame(rows).to_excel(out / d["workbook"], sheet_name="Claims", index=False)
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["total"], f"${facts['total_allowable']:,.2f}"), (L["over"], f"{facts['total_over']:.2f} USD"),
+             (L["worst"], facts["worst"]), (L["worst_over"], f"${facts['worst_over']:,.2f}"),
+             (L["decision"], yes(facts["decision"])), (L["named_mie"], f"${facts['named_mie']:.2f}"),
+             (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Travel days at 75 %, provided lunches deducted, rooms capped at the "
+          "season's rate with taxes on top.")
+
+
 _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_answer,
             "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer,
-            "nurse_staffing_hppd": _staffing_answer}
+            "nurse_staffing_hppd": _staffing_answer, "travel_per_diem_audit": _perdiem_answer}
 
 
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
@@ -293,6 +313,7 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
                                   ("change_order", "receipts")),
     "bank_reconciliation": lambda P: (P, ("archived_policy",)),
     "nurse_staffing_hppd": lambda P: (P, ("old_targets", "nonproductive")),
+    "travel_per_diem_audit": lambda P: (P, ("full_days", "meals")),
 }
 
 

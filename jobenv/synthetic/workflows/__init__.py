@@ -8,6 +8,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   clerks, financial managers).
 - ``staffing.py``: nursing HPPD against target and the FTE gap by unit, in a workbook of live formulas (health
   services managers).
+- ``perdiem.py``: conference travel claims against per diem (M&IE, lodging cap, mileage), in a workbook of live
+  formulas (administrative assistants).
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
 from .decline import DECLINE_CURVE
 from .match import THREE_WAY_MATCH
+from .perdiem import TRAVEL_PER_DIEM
 from .staffing import NURSE_STAFFING_HPPD
 from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
 WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION,
-                                     NURSE_STAFFING_HPPD)
+                                     NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
