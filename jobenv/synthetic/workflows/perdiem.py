@@ -7,6 +7,10 @@ the conference block rate, 85-125 % of the lodging rate of the season in force (
 lodging tax is 10-16 % of the room rate. The agenda provides lunch on 1-3 conference days. Each traveller's M&IE
 claim is either right, the full rate for every day, or ignores the provided lunches; mileage is claimed at the
 policy rate or the superseded one. The per diem table lists the destination's off-season row first.
+
+Failure behaviour: ``draw`` raises DegenerateTask when nobody over-claims, two travellers tie for the largest
+over-claim, no traveller lies on the targeted side of the policy or fewer than three planted items move a graded
+figure; the solver raises ValueError when the destination or a night's season is missing from the rate table.
 """
 
 from __future__ import annotations

@@ -9,7 +9,11 @@ unit staff (RN, LPN, CNA), 5-12 % float-pool hours and 0-15 % agency hours (a ve
 timeclock); non-productive pay codes (PTO for about a third of staff, education, orientation for one or two new
 hires, sick) add 8-15 %. Budgeted FTE is 84-106 % of the need. The targets workbook keeps the superseded revision
 (other targets and non-productive allowances) as its first sheet; the archived standard counted orientation as
-productive.
+productive. The census export runs one day either side of the pay period.
+
+Failure behaviour: ``draw`` raises DegenerateTask when no unit is short, two units tie for the largest gap, no unit
+lies on the targeted side of its target or fewer than four planted items move a graded figure; the solver raises
+ValueError for a unit without patient days.
 """
 
 from __future__ import annotations
