@@ -408,11 +408,54 @@ def _stackup_answer(out: Path, params: dict, facts: dict, style: str) -> None:
     _memo(out / d["memo"], pairs, style, "Means and half-band tolerances, the pin as a radius, the current note.")
 
 
+def _staffing_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct HPPD answer by hand: typed values (no formulas) in another column order with a units column, the
+    non-productive allowance as a fraction, unit names in capitals; the memo styled, FTE with a unit."""
+    import pandas as pd
+
+    out.mkdir(parents=True)
+    d, L = params["deliverables"], params["labels"]
+    rows = [{"fte_gap": u["fte_gap"], "unit": u["unit"].upper(), "hppd": f"{u['hppd']:.2f}",
+             "patient_days": u["patient_days"], "productive_hours": f"{u['productive_hours']:,.2f}",
+             "fte_needed": u["fte_needed"], "budgeted_fte": u["budgeted_fte"], "target_hppd": u["target_hppd"],
+             "nonproductive_pct": u["nonproductive_pct"] / 100, "measure": "per 14-day pay period"}
+            for u in facts["units"]]
+    pd.DataFrame(rows).to_excel(out / d["workbook"], sheet_name="Units", index=False)
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["shortfall"], f"{facts['shortfall']:.1f} FTE"), (L["overall"], f"{facts['overall_hppd']:.2f}"),
+             (L["worst"], facts["worst_unit"]), (L["worst_gap"], f"{facts['worst_gap']:.2f} FTE"),
+             (L["decision"], yes(facts["decision"])), (L["premise_hppd"], f"{facts['premise_hppd']:.2f} hours"),
+             (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Orientation, education and PTO were left out of productive hours; agency "
+          "shifts were added; float shifts count on the unit worked; the approved targets revision was used.")
+
+
+def _perdiem_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct per diem audit by hand: typed values with dollar signs in another column order, a notes column;
+    the memo styled with amounts in dollars."""
+    import pandas as pd
+
+    out.mkdir(parents=True)
+    d, L = params["deliverables"], params["labels"]
+    rows = [{"over_claim": f"{r['over_claim']:.2f}", "traveller": r["traveller"], "allowable": f"${r['allowable']:,.2f}",
+             "mie_allowed": r["mie_allowed"], "lodging_allowed": f"${r['lodging_allowed']:,.2f}",
+             "mileage_allowed": r["mileage_allowed"], "notes": "checked against folio"} for r in facts["travellers"]]
+    pd.DataFrame(rows).to_excel(out / d["workbook"], sheet_name="Claims", index=False)
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["total"], f"${facts['total_allowable']:,.2f}"), (L["over"], f"{facts['total_over']:.2f} USD"),
+             (L["worst"], facts["worst"]), (L["worst_over"], f"${facts['worst_over']:,.2f}"),
+             (L["decision"], yes(facts["decision"])), (L["named_mie"], f"${facts['named_mie']:.2f}"),
+             (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Travel days at 75 %, provided lunches deducted, rooms capped at the "
+          "season's rate with taxes on top.")
+
+
 _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_answer,
             "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer,
             "erlang_c_staffing": _erlang_answer, "psap_answering": _psap_answer,
             "reg_z_rescission": _regz_answer, "capital_project_appraisal": _capex_answer,
-            "ppap_capability": _capability_answer, "tolerance_stackup": _stackup_answer}
+            "ppap_capability": _capability_answer, "tolerance_stackup": _stackup_answer,
+            "nurse_staffing_hppd": _staffing_answer, "travel_per_diem_audit": _perdiem_answer}
 
 
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
@@ -438,6 +481,8 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
     "capital_project_appraisal": lambda P: (dict(P, wacc=P["old_wacc"]), ()),
     "ppap_capability": lambda P: (P, ("superseded_rev",)),
     "tolerance_stackup": lambda P: (P, ("no_mean_shift", "superseded_note")),
+    "nurse_staffing_hppd": lambda P: (P, ("old_targets", "nonproductive")),
+    "travel_per_diem_audit": lambda P: (P, ("full_days", "meals")),
 }
 
 

@@ -16,6 +16,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   formulas with a chart slide (engineering technicians).
 - ``stackup.py``: worst-case and RSS tolerance stack-up before a design freeze, in a workbook of live formulas
   (mechanical engineers).
+- ``staffing.py``: nursing HPPD against target and the FTE gap by unit, in a workbook of live formulas (health
+  services managers).
+- ``perdiem.py``: conference travel claims against per diem (M&IE, lodging cap, mileage), in a workbook of live
+  formulas (administrative assistants).
 """
 
 from __future__ import annotations
@@ -26,10 +30,12 @@ from .capability import PPAP_CAPABILITY
 from .capex import CAPITAL_APPRAISAL
 from .decline import DECLINE_CURVE
 from .match import THREE_WAY_MATCH
+from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
 from .regz import REG_Z_RESCISSION
 from .servicedesk import ERLANG_C_STAFFING
 from .stackup import TOLERANCE_STACKUP
+from .staffing import NURSE_STAFFING_HPPD
 from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
@@ -37,7 +43,8 @@ __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION,
                                      ERLANG_C_STAFFING, PSAP_ANSWERING,
                                      REG_Z_RESCISSION, CAPITAL_APPRAISAL,
-                                    PPAP_CAPABILITY, TOLERANCE_STACKUP)
+                                    PPAP_CAPABILITY, TOLERANCE_STACKUP,
+                                     NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
