@@ -255,6 +255,8 @@ _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
 def test_correct_answers_written_differently_earn_full_credit(tasks, tmp_path, style):
     wf, made = tasks
+    if wf.key not in _ANSWERS:
+        pytest.skip(f"{wf.key}: hand-written answers are in tests/synthetic/test_wf_{wf.key}.py")
     for task in made:
         facts, params = _facts_and_params(wf, task)
         out = tmp_path / task.parent.parent.name
@@ -269,6 +271,7 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
     "three_way_match": lambda P: (dict(P, price_tolerance_pct=P["price_tolerance_pct"] + 5),
                                   ("change_order", "receipts")),
     "bank_reconciliation": lambda P: (P, ("archived_policy",)),
+    "caseload_report": lambda P: (P, ("archived_standards",)),
 }
 
 

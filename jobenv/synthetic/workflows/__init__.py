@@ -4,6 +4,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``survival.py``: Kaplan-Meier overall survival for a DSMB (biostatisticians, statisticians).
 - ``decline.py``: exponential decline curves and remaining reserves for a tie-in (petroleum engineers).
 - ``match.py``: three-way match of invoices before a payment run (purchasing, supply chain, AP clerks).
+- ``caseload.py``: annual caseload report (clearance, time to disposition against time standards, pending age) in a
+  workbook of live formulas and a report section (court clerks).
 - ``bankrec.py``: month-end bank reconciliation with adjusting entries, in a workbook of live formulas (accounting
   clerks, financial managers).
 """
@@ -12,13 +14,15 @@ from __future__ import annotations
 
 from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
+from .caseload import CASELOAD_REPORT
 from .decline import DECLINE_CURVE
 from .match import THREE_WAY_MATCH
 from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
-WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION)
+WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION,
+                                   CASELOAD_REPORT)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
