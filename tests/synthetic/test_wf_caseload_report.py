@@ -102,7 +102,7 @@ def task(tmp_path_factory):
             draft = CASELOAD_REPORT.draw(random.Random(f"wf-caseload:{attempt}"), "court_clerks",
                                          {"decision": False, "premise": True})
             write_workflow_task(CASELOAD_REPORT, draft, t, occupation="court_clerks", seed=0, index=0,
-                                attempt=attempt)
+                                attempt=attempt, judgement=False)  # checks only, as the checks judge grades
             return t
         except (DegenerateTask, QualityGateError):
             continue

@@ -272,6 +272,7 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
                                   ("change_order", "receipts")),
     "bank_reconciliation": lambda P: (P, ("archived_policy",)),
     "caseload_report": lambda P: (P, ("archived_standards",)),
+    "rtt_breach_list": lambda P: (P, ("cancel_reset", "order_by_wait")),
 }
 
 

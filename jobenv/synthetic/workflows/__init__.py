@@ -6,6 +6,7 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``match.py``: three-way match of invoices before a payment run (purchasing, supply chain, AP clerks).
 - ``caseload.py``: annual caseload report (clearance, time to disposition against time standards, pending age) in a
   workbook of live formulas and a report section (court clerks).
+- ``rtt.py``: 18-week referral-to-treatment breach list in booking order, with a note (medical secretaries).
 - ``bankrec.py``: month-end bank reconciliation with adjusting entries, in a workbook of live formulas (accounting
   clerks, financial managers).
 """
@@ -17,12 +18,13 @@ from .base import Workflow
 from .caseload import CASELOAD_REPORT
 from .decline import DECLINE_CURVE
 from .match import THREE_WAY_MATCH
+from .rtt import RTT_BREACH_LIST
 from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
 WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION,
-                                   CASELOAD_REPORT)
+                                   CASELOAD_REPORT, RTT_BREACH_LIST)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
