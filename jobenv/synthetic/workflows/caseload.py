@@ -175,10 +175,9 @@ def _docket(rng: random.Random, year: int, felony_ok: bool) -> dict[str, Any]:
 def _case_rows(d: dict[str, Any]) -> list[list[Any]]:
     rows = []
     for c in d["cases"]:
-        open_kind = next((k for k, _, e in c["periods"] if e is None), None)
+        held = {"BWI": "Inactive - warrant", "CEO": "Inactive - competency", "BKS": "Stayed"}
         status = ("Reopened - disposed" if c["reopened"] else "Disposed" if c["disp"] else
-                  {"BWI": "Inactive - warrant", "CEO": "Inactive - competency", "BKS": "Stayed"}.get(open_kind or "",
-                                                                                                   "Active"))
+                  next((held[k] for k, _, e in c["periods"] if e is None), "Active"))
         rows.append([c["no"], c["type"], iso(c["filed"]), iso(c["disp"]) if c["disp"] else "",
                      c["code"] if c["disp"] else "", iso(c["reopened"]) if c["reopened"] else "",
                      iso(c["redisp"]) if c["redisp"] else "", status, f"Dept {int(c['no'][-2:]) % 9 + 1}"])
@@ -391,7 +390,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     if len(traps) < 4:
         raise DegenerateTask("a planted item changes no graded answer")
     writers, roles = _workspace(rng, P, d, prof.title)
-    prompt = _prompt(rng, P, d, pick, writers)
+    prompt = _prompt(rng, P, writers)
     return Draft(subject=f"Annual caseload report {year}: clearance, time to disposition, pending age",
                  instructions=prompt, files=writers, roles=roles, params=P, traps=traps, targets=dict(targets),
                  distributions="filings a year 110-190 felony, 170-280 misdemeanor, 90-160 civil; active time "
@@ -480,10 +479,6 @@ def _workspace(rng: random.Random, P: dict[str, Any], d: dict[str, Any],
         p, ["department", "judicial_officer", "calendar"],
         [[f"Dept {k}", f"Hon. {person(rng)}", rng.choice(("Felony", "Misdemeanor", "Civil", "Family", "Probate"))]
          for k in range(1, 10)]))
-    add(f"fees/fee_collections_{year}.csv", "distractor", lambda p: write_csv(
-        p, ["month", "filing_fees", "fines", "restitution"],
-        [[f"{year}-{m:02d}", f"{rng.uniform(20000, 60000):.2f}", f"{rng.uniform(8000, 30000):.2f}",
-          f"{rng.uniform(2000, 9000):.2f}"] for m in range(1, 13)]))
     add(f"meetings/{iso(d['ye'] - dt.timedelta(days=12))}_caseflow_committee.md", "distractor", lambda p: write_text(
         p, meeting_notes(rng, topic="annual caseload report", people=[person(rng) for _ in range(3)],
                          date=iso(d["ye"] - dt.timedelta(days=12)))))
@@ -493,8 +488,7 @@ def _workspace(rng: random.Random, P: dict[str, Any], d: dict[str, Any],
     return w, roles
 
 
-def _prompt(rng: random.Random, P: dict[str, Any], d: dict[str, Any], pick: dict[str, Any],
-            writers: dict[str, Any]) -> str:
+def _prompt(rng: random.Random, P: dict[str, Any], writers: dict[str, Any]) -> str:
     year, D, C, L = P["year"], P["dirs"], P["columns"], P["labels"]
     boss = person(rng)
     opener = rng.choice((f"From: {boss}, Court Administrator\nSubject: {year} annual caseload report\n\n",
