@@ -215,6 +215,11 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     def graded(f: Facts) -> Any:
         return ([(x["referral_id"], x["days"], x["seq"]) for x in f["breaches"]], f["longest_days"], f["first_ref"])
 
+    right = {x["referral_id"]: x["days"] for x in truth["breaches"]}
+    # referrals a shortcut wrongly lists, and listed ones whose wait a shortcut changes: graded by name
+    P["wrong_ids"] = sorted({x["referral_id"] for f in singles.values() for x in f["breaches"]} - set(right))[:8]
+    P["probe_ids"] = sorted({x["referral_id"] for f in singles.values() for x in f["breaches"]
+                             if x["referral_id"] in right and x["days"] != right[x["referral_id"]]})[:3]
     traps = [{"kind": k, "where": where[k][0], "description": where[k][1], "naive": k}
              for k, nf in singles.items() if graded(nf) != graded(truth)]
     if len(traps) < 4:
@@ -337,7 +342,7 @@ def _prompt(rng: random.Random, P: dict[str, Any], writers: dict[str, Any]) -> s
 
 
 def rubrics(facts: Facts, P: dict[str, Any], judgement: bool) -> list[Rubric]:
-    from ...check_models import CellCheck, FieldCheck, RowCountCheck
+    from ...check_models import CellCheck, FieldCheck, IdsCheck, RowCountCheck
 
     D, L, C = P["deliverables"], P["labels"], P["columns"]
     lst, memo = D["list"], D["memo"]
@@ -352,16 +357,21 @@ def rubrics(facts: Facts, P: dict[str, Any], judgement: bool) -> list[Rubric]:
     def count(label: str, v: int) -> tuple[str, Any]:
         return f"{label} = {v}", FieldCheck(file=memo, label=label, number=float(v), tolerance=0.0)
 
-    oldest = sorted(B, key=lambda x: (-x["days"], x["referral_id"]))[:3]
+    oldest = sorted(B, key=lambda x: (-x["days"], x["referral_id"]))[:2]
+    probes = [x for x in B if x["referral_id"] in P.get("probe_ids", []) and x not in oldest]
+    absent = [(f"{lst} does not list {', '.join(P['wrong_ids'])}", IdsCheck(file=lst, ids=P["wrong_ids"], present="none"))
+              for _ in P.get("wrong_ids", [])[:1]]
     out = [
         rubric("Lists exactly the pathways in breach", 10, [
             (f"{lst} has {len(B)} rows", RowCountCheck(file=lst, key=C["referral_id"], count=len(B))),
-            count(L["count"], facts["breach_count"])]),
+            (f"{lst} lists every breaching referral",
+             IdsCheck(file=lst, ids=[x["referral_id"] for x in B] or ["none"], present="all")),
+            *absent, count(L["count"], facts["breach_count"])]),
         rubric("Computes the waits with the clock rules (DNA restart, cancellations and duplicates)", 10,
-               [cell(x, "days") for x in oldest] + [cell(x, "days") for x in B[:2] if x not in oldest]),
+               [cell(x, "days") for x in oldest + probes] + [cell(x, "days") for x in B[:2] if x not in oldest + probes]),
         rubric("Puts the list in booking order: priority, then wait", 8, [cell(x, "seq") for x in B[:3]] + [
             (f"{L['first']}: {facts['first_ref']}", fld(memo, L["first"], facts["first_ref"]))]),
-        rubric("Reports the longest wait", 8, [
+        rubric("Reports the longest wait", 6, [
             count(L["longest_days"], facts["longest_days"]),
             (f"{L['longest_ref']}: {facts['longest_ref']}", fld(memo, L["longest_ref"], facts["longest_ref"]))]),
         rubric("Answers the capacity question", 6, [
@@ -369,7 +379,7 @@ def rubrics(facts: Facts, P: dict[str, Any], judgement: bool) -> list[Rubric]:
             (f"{L['decision']}: {yes(facts['decision'])}", fld(memo, L["decision"], yes(facts["decision"]), ["yes", "no"]))]),
         rubric("Answers the complaint from the record", 8, [
             (f"{L['premise']}: {yes(facts['premise'])}", fld(memo, L["premise"], yes(facts["premise"]), ["yes", "no"])),
-            count(L["longest_days"], facts["longest_days"])]),
+            count(L["count"], facts["breach_count"])]),
     ]
     if judgement:
         out.append(rubric("Explains the clock for the reply to PALS", 6, [
