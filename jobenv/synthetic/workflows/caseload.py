@@ -422,7 +422,7 @@ def _workspace(rng: random.Random, P: dict[str, Any], d: dict[str, Any],
         add(rel, "data", write)
     D, year = P["dirs"], P["year"]
     version = rng.randint(3, 6)
-    adopted = iso(dt.date(year - 1, rng.randint(2, 9), rng.randint(1, 28)))
+    adopted = iso(dt.date(year, rng.randint(2, 9), rng.randint(1, 28)))  # first annual report under it is this one
     old_adopted = iso(dt.date(year - rng.randint(6, 12), rng.randint(1, 12), rng.randint(1, 28)))
     add(f"{D['std']}/time_standards_v{version}.pdf", "policy", lambda p: write_pdf(
         p, f"Time standards for trial courts (version {version})", _standard(version, adopted, True)))
