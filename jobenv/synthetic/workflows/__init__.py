@@ -4,6 +4,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``survival.py``: Kaplan-Meier overall survival for a DSMB (biostatisticians, statisticians).
 - ``decline.py``: exponential decline curves and remaining reserves for a tie-in (petroleum engineers).
 - ``match.py``: three-way match of invoices before a payment run (purchasing, supply chain, AP clerks).
+- ``caseload.py``: annual caseload report (clearance, time to disposition against time standards, pending age) in a
+  workbook of live formulas and a report section (court clerks).
+- ``rtt.py``: 18-week referral-to-treatment breach list in booking order, with a note (medical secretaries).
 - ``bankrec.py``: month-end bank reconciliation with adjusting entries, in a workbook of live formulas (accounting
   clerks, financial managers).
 - ``servicedesk.py``: Erlang C agents per half-hour and FTE for a service desk's phone queue next quarter, in a workbook
@@ -28,11 +31,13 @@ from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
 from .capability import PPAP_CAPABILITY
 from .capex import CAPITAL_APPRAISAL
+from .caseload import CASELOAD_REPORT
 from .decline import DECLINE_CURVE
 from .match import THREE_WAY_MATCH
 from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
 from .regz import REG_Z_RESCISSION
+from .rtt import RTT_BREACH_LIST
 from .servicedesk import ERLANG_C_STAFFING
 from .stackup import TOLERANCE_STACKUP
 from .staffing import NURSE_STAFFING_HPPD
@@ -44,7 +49,8 @@ WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH,
                                      ERLANG_C_STAFFING, PSAP_ANSWERING,
                                      REG_Z_RESCISSION, CAPITAL_APPRAISAL,
                                     PPAP_CAPABILITY, TOLERANCE_STACKUP,
-                                     NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM)
+                                     NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
+                                   CASELOAD_REPORT, RTT_BREACH_LIST)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
