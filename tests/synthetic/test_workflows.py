@@ -248,8 +248,33 @@ def _bankrec_answer(out: Path, params: dict, facts: dict, style: str) -> None:
           "transposed posting is corrected to the amount the bank paid, which the cheque register confirms.")
 
 
+def _adverse_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct adverse-impact review by hand: the Rates sheet with typed values in another column order and an
+    extra column, no Candidates sheet; the memo's figures with words and capitals."""
+    from openpyxl import Workbook
+
+    out.mkdir(parents=True)
+    d, L, W = params["deliverables"], params["labels"], params["sheet_columns"]
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Rates"
+    ws.append([W["ratio"], W["group"], W["rate"], W["four_fifths"], W["tested"], W["passed"], "Comment"])
+    for g in facts["groups"]:
+        ws.append([round(g["ratio"], 3), g["group"], round(g["rate"], 3), g["four_fifths"], g["tested"], g["passed"], ""])
+    wb.save(out / d["workbook"])
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["lowest_ratio"], f"{facts['lowest_ratio']:.3f}"), (L["lowest"], facts["lowest"]),
+             (L["highest"], facts["highest"]), (L["decision"], yes(facts["decision"])),
+             (L["fisher_p"], f"{facts['fisher_p']:.4f}"), (L["z"], f"{facts['z']:.2f}"),
+             (L["shortfall"], f"{facts['shortfall']:.1f} passes"), (L["undisclosed"], f"{facts['undisclosed_tested']} people"),
+             (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Withdrawals before the test are out, each person counts once and the "
+          "comparison group is the highest-rate group.")
+
+
 _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_answer,
-            "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer}
+            "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer,
+            "adverse_impact": _adverse_answer}
 
 
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
@@ -269,6 +294,7 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
     "three_way_match": lambda P: (dict(P, price_tolerance_pct=P["price_tolerance_pct"] + 5),
                                   ("change_order", "receipts")),
     "bank_reconciliation": lambda P: (P, ("archived_policy",)),
+    "adverse_impact": lambda P: (P, ("majority_ref", "withdrawn", "duplicates")),
 }
 
 

@@ -6,10 +6,12 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``match.py``: three-way match of invoices before a payment run (purchasing, supply chain, AP clerks).
 - ``bankrec.py``: month-end bank reconciliation with adjusting entries, in a workbook of live formulas (accounting
   clerks, financial managers).
+- ``adverse.py``: adverse-impact analysis of a screening test (four-fifths rule, Fisher's exact test; HR specialists).
 """
 
 from __future__ import annotations
 
+from .adverse import ADVERSE_IMPACT
 from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
 from .decline import DECLINE_CURVE
@@ -18,7 +20,7 @@ from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
-WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION)
+WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION, ADVERSE_IMPACT)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
