@@ -128,7 +128,8 @@ def task(tmp_path_factory):
         try:
             draft = WF.draw(random.Random(f"adverse-test:{attempt}"), WF.professions[0],
                             {"decision": True, "premise": False})
-            write_workflow_task(WF, draft, t, occupation=WF.professions[0], seed=0, index=0, attempt=attempt)
+            write_workflow_task(WF, draft, t, occupation=WF.professions[0], seed=0, index=0, attempt=attempt,
+                                judgement=False)
             return t
         except (DegenerateTask, QualityGateError):
             continue

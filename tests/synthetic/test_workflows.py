@@ -272,9 +272,31 @@ def _adverse_answer(out: Path, params: dict, facts: dict, style: str) -> None:
           "comparison group is the highest-rate group.")
 
 
+def _course_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct course evaluation by hand: the Items sheet with typed values, columns reordered and a flag column,
+    no Scored sheet; the report's figures with units and capitals."""
+    from openpyxl import Workbook
+
+    out.mkdir(parents=True)
+    d, L = params["deliverables"], params["labels"]
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Items"
+    ws.append(["point_biserial", "difficulty_p", "item", "key", "flag"])
+    for s in facts["items"]:
+        ws.append([round(s["rpb"], 3), round(s["p"], 3), s["item"], s["key"], "review" if s["rpb"] < 0.1 else ""])
+    wb.save(out / d["workbook"])
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["n_paired"], f"{facts['n_paired']} learners"), (L["mean_gain"], f"{facts['mean_gain']:.2f} points"),
+             (L["t"], f"{facts['t']:.2f}"), (L["p"], f"{facts['p']:.4f}"), (L["dz"], f"{facts['dz']:.2f}"),
+             (L["hake"], f"{facts['hake']:.3f}"), (L["kr20"], f"{facts['kr20']:.3f}"), (L["worst"], facts["worst"]),
+             (L["decision"], yes(facts["decision"])), (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Only matched learners count; item 17 is scored with the revised key.")
+
+
 _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_answer,
             "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer,
-            "adverse_impact": _adverse_answer}
+            "adverse_impact": _adverse_answer, "course_evaluation": _course_answer}
 
 
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
@@ -295,6 +317,7 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
                                   ("change_order", "receipts")),
     "bank_reconciliation": lambda P: (P, ("archived_policy",)),
     "adverse_impact": lambda P: (P, ("majority_ref", "withdrawn", "duplicates")),
+    "course_evaluation": lambda P: (P, ("unpaired",)),
 }
 
 

@@ -7,6 +7,7 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``bankrec.py``: month-end bank reconciliation with adjusting entries, in a workbook of live formulas (accounting
   clerks, financial managers).
 - ``adverse.py``: adverse-impact analysis of a screening test (four-fifths rule, Fisher's exact test; HR specialists).
+- ``coursegain.py``: pre/post course evaluation with item analysis (paired t, Hake gain, KR-20; training specialists).
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from __future__ import annotations
 from .adverse import ADVERSE_IMPACT
 from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
+from .coursegain import COURSE_EVALUATION
 from .decline import DECLINE_CURVE
 from .match import THREE_WAY_MATCH
 from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
-WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION, ADVERSE_IMPACT)
+WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION, ADVERSE_IMPACT,
+                                     COURSE_EVALUATION)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
