@@ -112,15 +112,17 @@ def write_outputs(output_dir, P, facts):
     ws.append([W["group"], W["tested"], W["passed"], W["rate"], W["ratio"], W["four_fifths"], W["shortfall"]])
     n = len(facts["groups"])
     last = n + 1
+    end = len(facts["candidates"]) + 1  # bounded ranges: a whole-column reference slows every recalculation
+    grp, ok = f"Candidates!$B$2:$B${end}", f"Candidates!$C$2:$C${end}"
     for i, g in enumerate(facts["groups"], 2):
-        ws.append([g["group"], f'=COUNTIFS(Candidates!B:B,A{i})', f'=COUNTIFS(Candidates!B:B,A{i},Candidates!C:C,"Y")',
+        ws.append([g["group"], f"=COUNTIFS({grp},A{i})", f'=COUNTIFS({grp},A{i},{ok},"Y")',
                    f"=IF(B{i}=0,0,C{i}/B{i})", f"=IF(MAX($D$2:$D${last})=0,0,D{i}/MAX($D$2:$D${last}))",
                    f'=IF(E{i}<{P["threshold"]},"{L["below"]}","{L["meets"]}")',
                    f"=ROUND(MAX($D$2:$D${last})*B{i}-C{i},1)"])
     ws.append([])
     if all(g["group"] != P["undisclosed"] for g in facts["groups"]):
-        ws.append([P["undisclosed"], f"=COUNTIFS(Candidates!B:B,A{last + 2})",
-                   f'=COUNTIFS(Candidates!B:B,A{last + 2},Candidates!C:C,"Y")', "", "", "excluded from ratios"])
+        ws.append([P["undisclosed"], f"=COUNTIFS({grp},A{last + 2})", f'=COUNTIFS({grp},A{last + 2},{ok},"Y")',
+                   "", "", "excluded from ratios"])
     cand = wb.create_sheet("Candidates")
     cand.append(["candidate_id", "ethnicity", "passed"])
     for cid, group, passed in facts["candidates"]:
