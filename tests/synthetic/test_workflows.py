@@ -450,12 +450,59 @@ def _perdiem_answer(out: Path, params: dict, facts: dict, style: str) -> None:
           "season's rate with taxes on top.")
 
 
+def _adverse_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct adverse-impact review by hand: the Rates sheet with typed values in another column order and an
+    extra column, no Candidates sheet; the memo's figures with words and capitals."""
+    from openpyxl import Workbook
+
+    out.mkdir(parents=True)
+    d, L, W = params["deliverables"], params["labels"], params["sheet_columns"]
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Rates"
+    ws.append([W["ratio"], W["group"], W["rate"], W["four_fifths"], W["tested"], W["passed"], "Comment"])
+    for g in facts["groups"]:
+        ws.append([round(g["ratio"], 3), g["group"], round(g["rate"], 3), g["four_fifths"], g["tested"], g["passed"], ""])
+    wb.save(out / d["workbook"])
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["lowest_ratio"], f"{facts['lowest_ratio']:.3f}"), (L["lowest"], facts["lowest"]),
+             (L["highest"], facts["highest"]), (L["decision"], yes(facts["decision"])),
+             (L["fisher_p"], f"{facts['fisher_p']:.4f}"), (L["z"], f"{facts['z']:.2f}"),
+             (L["shortfall"], f"{facts['shortfall']:.1f} passes"), (L["undisclosed"], f"{facts['undisclosed_tested']} people"),
+             (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Withdrawals before the test are out, each person counts once and the "
+          "comparison group is the highest-rate group.")
+
+
+def _course_answer(out: Path, params: dict, facts: dict, style: str) -> None:
+    """A correct course evaluation by hand: the Items sheet with typed values, columns reordered and a flag column,
+    no Scored sheet; the report's figures with units and capitals."""
+    from openpyxl import Workbook
+
+    out.mkdir(parents=True)
+    d, L = params["deliverables"], params["labels"]
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Items"
+    ws.append(["point_biserial", "difficulty_p", "item", "key", "flag"])
+    for s in facts["items"]:
+        ws.append([round(s["rpb"], 3), round(s["p"], 3), s["item"], s["key"], "review" if s["rpb"] < 0.1 else ""])
+    wb.save(out / d["workbook"])
+    yes = lambda b: "Yes" if b else "No"  # noqa: E731
+    pairs = [(L["n_paired"], f"{facts['n_paired']} learners"), (L["mean_gain"], f"{facts['mean_gain']:.2f} points"),
+             (L["t"], f"{facts['t']:.2f}"), (L["p"], f"{facts['p']:.4f}"), (L["dz"], f"{facts['dz']:.2f}"),
+             (L["hake"], f"{facts['hake']:.3f}"), (L["kr20"], f"{facts['kr20']:.3f}"), (L["worst"], facts["worst"]),
+             (L["decision"], yes(facts["decision"])), (L["premise"], yes(facts["premise"]))]
+    _memo(out / d["memo"], pairs, style, "Only matched learners count; item 17 is scored with the revised key.")
+
+
 _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_answer,
             "three_way_match": _match_answer, "bank_reconciliation": _bankrec_answer,
             "erlang_c_staffing": _erlang_answer, "psap_answering": _psap_answer,
             "reg_z_rescission": _regz_answer, "capital_project_appraisal": _capex_answer,
             "ppap_capability": _capability_answer, "tolerance_stackup": _stackup_answer,
-            "nurse_staffing_hppd": _staffing_answer, "travel_per_diem_audit": _perdiem_answer}
+            "nurse_staffing_hppd": _staffing_answer, "travel_per_diem_audit": _perdiem_answer,
+            "adverse_impact": _adverse_answer, "course_evaluation": _course_answer}
 
 
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
@@ -489,6 +536,8 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
     "travel_per_diem_audit": lambda P: (P, ("full_days", "meals")),
     "caseload_report": lambda P: (P, ("archived_standards",)),
     "rtt_breach_list": lambda P: (P, ("cancel_reset", "order_by_wait")),
+    "adverse_impact": lambda P: (P, ("majority_ref", "withdrawn", "duplicates")),
+    "course_evaluation": lambda P: (P, ("unpaired",)),
 }
 
 

@@ -23,15 +23,19 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   services managers).
 - ``perdiem.py``: conference travel claims against per diem (M&IE, lodging cap, mileage), in a workbook of live
   formulas (administrative assistants).
+- ``adverse.py``: adverse-impact analysis of a screening test (four-fifths rule, Fisher's exact test; HR specialists).
+- ``coursegain.py``: pre/post course evaluation with item analysis (paired t, Hake gain, KR-20; training specialists).
 """
 
 from __future__ import annotations
 
+from .adverse import ADVERSE_IMPACT
 from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
 from .capability import PPAP_CAPABILITY
 from .capex import CAPITAL_APPRAISAL
 from .caseload import CASELOAD_REPORT
+from .coursegain import COURSE_EVALUATION
 from .decline import DECLINE_CURVE
 from .match import THREE_WAY_MATCH
 from .perdiem import TRAVEL_PER_DIEM
@@ -45,12 +49,11 @@ from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
-WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION,
-                                     ERLANG_C_STAFFING, PSAP_ANSWERING,
-                                     REG_Z_RESCISSION, CAPITAL_APPRAISAL,
-                                    PPAP_CAPABILITY, TOLERANCE_STACKUP,
-                                     NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
-                                   CASELOAD_REPORT, RTT_BREACH_LIST)
+WORKFLOWS: tuple[Workflow, ...] = (
+    KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION, ERLANG_C_STAFFING, PSAP_ANSWERING,
+    REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
+    CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION,
+)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
