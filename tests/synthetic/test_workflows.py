@@ -255,6 +255,8 @@ _ANSWERS = {"km_overall_survival": _km_answer, "decline_curve_tie_in": _decline_
 @pytest.mark.parametrize("style", ["bold", "equals", "table"])
 def test_correct_answers_written_differently_earn_full_credit(tasks, tmp_path, style):
     wf, made = tasks
+    if wf.key not in _ANSWERS:
+        pytest.skip(f"{wf.key}: its hand-written answers are in tests/synthetic/test_wf_{wf.key}.py")
     for task in made:
         facts, params = _facts_and_params(wf, task)
         out = tmp_path / task.parent.parent.name
@@ -274,6 +276,8 @@ _ARCHIVED = {  # each workflow's superseded procedure, as its archived document 
 
 def test_a_procedure_that_follows_the_archived_plan_loses(tasks, tmp_path):
     wf, made = tasks
+    if wf.key not in _ARCHIVED:
+        pytest.skip(f"{wf.key}: its archived-procedure test is in tests/synthetic/test_wf_{wf.key}.py")
     solver = solver_module(wf)
     for task in made:
         params = json.loads((task / "ground_truth" / "params.json").read_text())

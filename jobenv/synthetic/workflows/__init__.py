@@ -6,6 +6,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``match.py``: three-way match of invoices before a payment run (purchasing, supply chain, AP clerks).
 - ``bankrec.py``: month-end bank reconciliation with adjusting entries, in a workbook of live formulas (accounting
   clerks, financial managers).
+- ``dmr.py``: desk review of 24 months of discharge monitoring reports against an NPDES permit, with SNC (licensing
+  examiners and inspectors).
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ from __future__ import annotations
 from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
 from .decline import DECLINE_CURVE
+from .dmr import DMR_REVIEW
 from .match import THREE_WAY_MATCH
 from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
-WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION)
+WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION,
+                                   DMR_REVIEW)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
