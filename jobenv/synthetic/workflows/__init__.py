@@ -8,6 +8,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   clerks, financial managers).
 - ``dmr.py``: desk review of 24 months of discharge monitoring reports against an NPDES permit, with SNC (licensing
   examiners and inspectors).
+- ``outage.py``: outage credits and bill corrections for escalated accounts, as a billing upload (customer service
+  representatives).
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from .base import Workflow
 from .decline import DECLINE_CURVE
 from .dmr import DMR_REVIEW
 from .match import THREE_WAY_MATCH
+from .outage import OUTAGE_CREDITS
 from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
 WORKFLOWS: tuple[Workflow, ...] = (KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION,
-                                   DMR_REVIEW)
+                                   DMR_REVIEW, OUTAGE_CREDITS)
 
 
 def workflows_for(occupation: str) -> tuple[Workflow, ...]:
