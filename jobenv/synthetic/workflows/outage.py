@@ -6,7 +6,7 @@ monthly recurring charge (MRC) of 39.99-129.99; sales tax is 6-10 % of the MRC. 
 accounts have an outage ticket, its length gamma-distributed (shape 2, mean about 30 h); two or three accounts have
 a second, overlapping ticket for the same outage (opened by another agent), one of them a single 14-20 h outage whose
 two tickets add to over 24 h. Two or three accounts downgraded their plan mid-cycle (day 5-25) and were billed the
-old MRC for the whole cycle. About 35 % of bills carry a 10.00 late fee. Three or four agents' CRM notes promise
+old MRC for the whole cycle. About 35 % of bills (and one downgraded account's) carry a 10.00 late fee. Three or four agents' CRM notes promise
 goodwill of 10-50 USD, at least one above and one at or below the 25.00 cap.
 """
 
@@ -172,9 +172,12 @@ def _book(rng: random.Random) -> dict[str, Any]:
         t0 = start + dt.timedelta(minutes=rng.randint(0, (ndays - 5) * 1440))
         tickets.append({"account": a, "start": t0, "end": t0 + dt.timedelta(hours=_hours(rng, 2, 60))})
     promised = {a: rng.choice((10, 15, 20, 25, 30, 40, 50)) for a in rng.sample(esc, rng.randint(3, 4))}
-    if not any(v > 25 for v in promised.values()) or not any(v <= 25 for v in promised.values()):
-        raise DegenerateTask("the goodwill promises are all on one side of the cap")
-    fees = {a for a in esc if rng.random() < 0.35}
+    keys = sorted(promised)
+    if not any(v > 25 for v in promised.values()):  # at least one promise on each side of the cap
+        promised[keys[0]] = rng.choice((30, 40, 50))
+    if not any(v <= 25 for v in promised.values()):
+        promised[keys[-1]] = rng.choice((10, 15, 20))
+    fees = {a for a in esc if rng.random() < 0.35} | {down[0]}  # a downgraded (corrected) bill carries a late fee
     billed = {a: _PLANS[next((c["old"] for c in changes if c["account"] == a), plans[a])][1] for a in ids}
     return {"year": year, "month": month, "ndays": ndays, "rate": rate, "ids": ids, "esc": esc, "plans": plans,
             "changes": changes, "tickets": tickets, "planted": planted, "promised": promised, "fees": fees,
