@@ -2,6 +2,7 @@
 # Standard library, pandas and openpyxl. PARAMS (defined above this code in solve.py) names the exports, the billing
 # cycle, the tariff's credit rules and the deliverables; ``naive`` names the shortcuts a hurried agent takes:
 #   duplicates  every outage ticket counted in full (duplicate tickets for one outage not merged)
+#   clip_cycle  only the hours inside this cycle counted for an outage that began in the previous one
 #   thirty_day  the daily rate as MRC / 30 whatever the cycle's length
 #   tax         credits worked from the billed amount with tax instead of the MRC ex-tax
 #   goodwill    the goodwill the agent promised posted in full, unflagged
@@ -23,7 +24,7 @@ def _money(v):
 
 
 def _ts(v):
-    return datetime.datetime.fromisoformat(str(v).strip())
+    return v if isinstance(v, datetime.datetime) else datetime.datetime.fromisoformat(str(v).strip())
 
 
 def merged_hours(intervals, naive=()):
@@ -75,6 +76,8 @@ def analyse(folder, P, naive=()):
         b = billed.get(acct, {})
         base = mrc[acct] + (b.get("TAX", 0.0) if "tax" in naive else 0.0)
         mine = [(r["start"], r["end"]) for _, r in tickets.iterrows() if str(r["account_id"]) == acct]
+        if "clip_cycle" in naive:
+            mine = [(max(_ts(a), _ts(cycle + "-01T00:00")), _ts(b)) for a, b in mine]
         wrong_bill = False
         if mine:
             n_days, credit = outage_credit(base, merged_hours(mine, naive), days, P["min_hours"])

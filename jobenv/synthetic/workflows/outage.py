@@ -5,7 +5,7 @@ One billing cycle (a calendar month: February or a 31-day month) and 14-22 escal
 monthly recurring charge (MRC) of 39.99-129.99; sales tax is 6-10 % of the MRC. About 60 % of the escalated
 accounts have an outage ticket, its length gamma-distributed (shape 2, mean about 30 h); two or three accounts have
 a second, overlapping ticket for the same outage (opened by another agent), one of them a single 14-20 h outage whose
-two tickets add to over 24 h. Two or three accounts downgraded their plan mid-cycle (day 5-25) and were billed the
+two tickets add to over 24 h, and one outage of 24.5-43 h began 8-20 h before the cycle (6-23 h inside it). Two or three accounts downgraded their plan mid-cycle (day 5-25) and were billed the
 old MRC for the whole cycle. About 35 % of bills (and one downgraded account's) carry a 10.00 late fee. Three or four agents' CRM notes promise
 goodwill of 10-50 USD, at least one above and one at or below the 25.00 cap.
 """
@@ -156,7 +156,12 @@ def _book(rng: random.Random) -> dict[str, Any]:
         h = _hours(rng, 2, 80)
         t0 = start + dt.timedelta(minutes=rng.randint(0, (ndays - 5) * 1440))
         tickets.append({"account": a, "start": t0, "end": t0 + dt.timedelta(hours=h)})
-    planted = rng.choice(with_out)
+    planted, across = rng.sample(with_out, 2)
+    pre, post = rng.randint(8 * 60, 20 * 60), rng.randint(6 * 60, 23 * 60)  # minutes before/after the cycle start
+    if pre + post < 24.5 * 60 or abs((pre + post) / 1440 - round((pre + post) / 1440)) * 24 < 0.5:
+        raise DegenerateTask("the cross-cycle outage is under a day or on a day boundary")
+    t = next(x for x in tickets if x["account"] == across)
+    t["start"], t["end"] = start - dt.timedelta(minutes=pre), start + dt.timedelta(minutes=post)
     t = next(x for x in tickets if x["account"] == planted)
     t["end"] = t["start"] + dt.timedelta(minutes=rng.randint(14 * 60, 20 * 60))
     shift = dt.timedelta(minutes=rng.randint(2 * 60, 5 * 60))
@@ -164,7 +169,7 @@ def _book(rng: random.Random) -> dict[str, Any]:
     if (t["end"] - t["start"]) + (dup_end - t["start"] - shift) < dt.timedelta(hours=24.5):
         raise DegenerateTask("the duplicate tickets do not add past a day")
     tickets.append({"account": planted, "start": t["start"] + shift, "end": dup_end})
-    for x in rng.sample([x for x in tickets if x["account"] != planted], rng.randint(1, 2)):
+    for x in rng.sample([x for x in tickets if x["account"] not in (planted, across)], rng.randint(1, 2)):
         s2 = x["start"] + dt.timedelta(minutes=rng.randint(30, 240))
         if s2 < x["end"]:
             tickets.append({"account": x["account"], "start": s2, "end": x["end"] + dt.timedelta(minutes=rng.randint(0, 90))})
@@ -181,7 +186,7 @@ def _book(rng: random.Random) -> dict[str, Any]:
     billed = {a: _PLANS[next((c["old"] for c in changes if c["account"] == a), plans[a])][1] for a in ids}
     return {"year": year, "month": month, "ndays": ndays, "rate": rate, "ids": ids, "esc": esc, "plans": plans,
             "changes": changes, "tickets": tickets, "planted": planted, "promised": promised, "fees": fees,
-            "billed": billed, "with_out": with_out}
+            "billed": billed, "with_out": with_out, "across": across}
 
 
 def _data(P: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -260,6 +265,8 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
                   "goodwill": next(a for a, v in sorted(b["promised"].items()) if v > 25)}
     traps = [{"kind": "duplicate_tickets", "where": "data", "naive": "duplicates",
               "description": f"account {b['planted']} has two tickets for one outage under 24 h"},
+             {"kind": "across_cycles", "where": "memo", "naive": "clip_cycle",
+              "description": f"account {b['across']}'s outage began in the previous cycle"},
              {"kind": "cycle_length", "where": "memo", "naive": "thirty_day",
               "description": f"the {cyc} cycle has {b['ndays']} days, not 30"},
              {"kind": "tax", "where": "memo", "naive": "tax", "description": "credits exclude tax"},
@@ -285,6 +292,8 @@ def _policy(current: bool, cap: float) -> list[str]:
             "recurring charge (MRC) divided by the number of days in the billing cycle (28 or 29 in February, 31 in a "
             "31-day month); never more than one MRC per cycle.",
             "- Tickets for the same account whose times overlap are one outage: count the time offline once.",
+            "- An outage that began in the previous cycle is credited in full in the cycle in which service was "
+            "restored: all of its hours count, at that cycle's MRC and number of days.",
             "- Plan changes take effect on their effective date: a cycle billed at the old MRC is credited the "
             "difference for the days from the effective date to the cycle's end inclusive, divided by the days in "
             "the cycle.",
@@ -420,5 +429,5 @@ def rubrics(facts: Facts, P: dict[str, Any], judgement: bool) -> list[Rubric]:
 OUTAGE_CREDITS = Workflow(
     key="outage_credits", family="outage_credits", method="tariff outage credits and bill proration",
     professions=("customer_service_representatives",), solver="outage",
-    shortcuts=("duplicates", "thirty_day", "tax", "goodwill", "late_fees"), draw=draw, recheck=recheck,
+    shortcuts=("duplicates", "clip_cycle", "thirty_day", "tax", "goodwill", "late_fees"), draw=draw, recheck=recheck,
     rubrics=rubrics, data="generated broadband billing cycle (stated distributions)")
