@@ -262,7 +262,8 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     P["probe"] = {"outage": next((a for a in eligible if f"{a}|{codes['outage']}" in truth["by_code"]
                                   and sum(x["account"] == a for x in b["tickets"]) == 1), eligible[0]),
                   "proration": b["changes"][0]["account"],
-                  "goodwill": next(a for a, v in sorted(b["promised"].items()) if v > 25)}
+                  "goodwill": next(a for a, v in sorted(b["promised"].items()) if v > 25),
+                  "planted": b["planted"], "across": b["across"]}
     traps = [{"kind": "duplicate_tickets", "where": "data", "naive": "duplicates",
               "description": f"account {b['planted']} has two tickets for one outage under 24 h"},
              {"kind": "across_cycles", "where": "memo", "naive": "clip_cycle",
@@ -397,12 +398,17 @@ def rubrics(facts: Facts, P: dict[str, Any], judgement: bool) -> list[Rubric]:
     def whole(k: str, v: int) -> tuple[str, Any]:
         return f"{L[k]} = {v}", FieldCheck(file=memo, label=L[k], number=float(v), tolerance=0.0)
 
+    def has(a: str, c: str) -> tuple[str, Any]:
+        n = int(f"{a}|{C[c]}" in by)
+        return (f"{up}: {a} has {n} {C[c]} line", RowCountCheck(file=up, key=acct, where={acct: a, code: C[c]}, count=n))
+
     pr = P["probe"]
     prem = by.get(f"{P['premise_account']}|{C['outage']}")
     out = [
         rubric("Credits outages pro rata by the cycle's days, on the MRC before tax", 10, [line(pr["outage"], "outage"),
-                                                                                         count("outage")]),
-        rubric("Treats overlapping tickets as one outage", 8, [whole("ineligible", facts["ineligible_n"]), count("outage")]),
+                                                                                         has(pr["across"], "outage")]),
+        rubric("Treats overlapping tickets as one outage", 8, [whole("ineligible", facts["ineligible_n"]),
+                                                               has(pr["planted"], "outage")]),
         rubric("Prorates the mid-cycle plan change by days", 8, [line(pr["proration"], "proration")]),
         rubric("Reverses late fees on the corrected bills", 8, [money("fees", facts["fees_reversed"]), count("late_fee")]),
         rubric("Caps goodwill at the tariff limit and flags it for approval", 8, [
