@@ -157,9 +157,8 @@ def _book(rng: random.Random) -> dict[str, Any]:
         t0 = start + dt.timedelta(minutes=rng.randint(0, (ndays - 5) * 1440))
         tickets.append({"account": a, "start": t0, "end": t0 + dt.timedelta(hours=h)})
     planted, across = rng.sample(with_out, 2)
-    pre, post = rng.randint(8 * 60, 20 * 60), rng.randint(6 * 60, 23 * 60)  # minutes before/after the cycle start
-    if pre + post < 24.5 * 60 or abs((pre + post) / 1440 - round((pre + post) / 1440)) * 24 < 0.5:
-        raise DegenerateTask("the cross-cycle outage is under a day or on a day boundary")
+    pre = rng.randint(8 * 60, 20 * 60)  # minutes before the cycle start; after it, under a day, 24.5-43 h in all
+    post = rng.randint(max(6 * 60, 24 * 60 + 31 - pre), 23 * 60)
     t = next(x for x in tickets if x["account"] == across)
     t["start"], t["end"] = start - dt.timedelta(minutes=pre), start + dt.timedelta(minutes=post)
     t = next(x for x in tickets if x["account"] == planted)
