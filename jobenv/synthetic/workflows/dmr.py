@@ -14,6 +14,10 @@ in one month (an upset). The permit was modified at month 9-14 of the review (am
 3.5-4.5 mg/L and twice that). For a "refer" task two post-modification months run ammonia at 1.48-1.85 x the new
 monthly limit within five months of each other (SNC by the technical review criterion); otherwise one month runs at
 1.08-1.30 x. One month's zinc results come from a contract lab that reported in ug/L.
+
+Failure behaviour: ``draw`` raises DegenerateTask when the planted months miss the targeted SNC finding or the
+careless reading finds the same SNC parameters; ``recheck`` raises OSError, KeyError or ValueError on a folder that
+is not this workflow's (``recheck_task`` reports that as one problem).
 """
 
 from __future__ import annotations

@@ -8,6 +8,10 @@ a second, overlapping ticket for the same outage (opened by another agent), one 
 two tickets add to over 24 h, and one outage of 24.5-43 h began 8-20 h before the cycle (6-23 h inside it). Two or three accounts downgraded their plan mid-cycle (day 5-25) and were billed the
 old MRC for the whole cycle. About 35 % of bills (and one downgraded account's) carry a 10.00 late fee. Three or four agents' CRM notes promise
 goodwill of 10-50 USD, at least one above and one at or below the 25.00 cap.
+
+Failure behaviour: ``draw`` raises DegenerateTask when no escalated outage reaches 24 hours, no account has two
+adjustments or the premise misses its target; ``recheck`` raises OSError, KeyError or ValueError on a folder that is
+not this workflow's (``recheck_task`` reports that as one problem).
 """
 
 from __future__ import annotations
