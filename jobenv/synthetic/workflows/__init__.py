@@ -25,6 +25,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   formulas (administrative assistants).
 - ``adverse.py``: adverse-impact analysis of a screening test (four-fifths rule, Fisher's exact test; HR specialists).
 - ``coursegain.py``: pre/post course evaluation with item analysis (paired t, Hake gain, KR-20; training specialists).
+- ``dmr.py``: desk review of 24 months of discharge monitoring reports against an NPDES permit, with SNC (licensing
+  examiners and inspectors).
+- ``outage.py``: outage credits and bill corrections for escalated accounts, as a billing upload (customer service
+  representatives).
 """
 
 from __future__ import annotations
@@ -37,7 +41,9 @@ from .capex import CAPITAL_APPRAISAL
 from .caseload import CASELOAD_REPORT
 from .coursegain import COURSE_EVALUATION
 from .decline import DECLINE_CURVE
+from .dmr import DMR_REVIEW
 from .match import THREE_WAY_MATCH
+from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
 from .regz import REG_Z_RESCISSION
@@ -52,7 +58,7 @@ __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 WORKFLOWS: tuple[Workflow, ...] = (
     KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION, ERLANG_C_STAFFING, PSAP_ANSWERING,
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
-    CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION,
+    CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
 )
 
 
