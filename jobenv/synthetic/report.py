@@ -140,8 +140,9 @@ def _audit(task_dirs: list[Path]) -> dict[str, int]:
 def _blind_scores(task_dirs: list[Path]) -> dict[str, Any]:
     """What answers written without computing anything earn from the checks judge, per task the best of the
     judge's blind probes (a template, a spray of every candidate, and a realistic guess with the first and with
-    the last allowed answer), graded with the task folder's inputs as the checks judge grades an episode; a
-    criterion only an LLM grades counts as not passed. Mean, max and the tasks above the probes' limit."""
+    the last allowed answer), graded with the task's instructions as the gate grades them: without the input
+    tables, so an upper bound (the checks judge's copied-input rule can only lower a score), and cheap on a large
+    split. A criterion only an LLM grades counts as not passed. Mean, max and the tasks above the probes' limit."""
     import tempfile
 
     from ..judge.checks import evaluate_rubrics
@@ -159,7 +160,7 @@ def _blind_scores(task_dirs: list[Path]) -> dict[str, Any]:
                             instructions=task.instructions, choice=c) for c in (0, -1))]
             scores = []
             for out in outs:
-                rows = evaluate_rubrics(task.rubrics, out, instructions=task.instructions, inputs=d / "task_folder")
+                rows = evaluate_rubrics(task.rubrics, out, instructions=task.instructions)
                 scores.append(sum(r.weight for r, row in zip(task.rubrics, rows, strict=True)
                                   if all(v is not None and v[0] for v in row)) / total)
             best.append(max(scores))

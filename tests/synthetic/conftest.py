@@ -37,3 +37,42 @@ def one_per_family(tasks):
     for t in tasks:
         seen.setdefault(t.meta["family"], t)
     return list(seen.values())
+
+
+def write_drawn(wf, root: Path, salt: str, targets: dict[str, bool], *, judgement: bool = False) -> Path:
+    """The first draw of workflow ``wf`` from ``salt``'s streams that passes every gate, written to
+    ``root/<salt>-<attempt>/<occupation>/task1``."""
+    import random
+
+    from jobenv.errors import QualityGateError
+    from jobenv.synthetic.common import DegenerateTask
+    from jobenv.synthetic.workflows.write import write_workflow_task
+
+    occupation = wf.professions[0]
+    for attempt in range(30):
+        task = root / f"{salt}-{attempt}" / occupation / "task1"
+        try:
+            draft = wf.draw(random.Random(f"{salt}:{attempt}"), occupation, dict(targets))
+            write_workflow_task(wf, draft, task, occupation=occupation, seed=0, index=0, attempt=attempt,
+                                judgement=judgement)
+            return task
+        except (DegenerateTask, QualityGateError):
+            continue
+    raise AssertionError(f"{wf.key}: no draw passed the gates in 30 attempts")
+
+
+@pytest.fixture(scope="session")
+def workflow_task(tmp_path_factory: pytest.TempPathFactory):
+    """``workflow_task(wf, decision, premise)``: a checks-only task of ``wf`` with those answers, drawn once per
+    session (the shared workflow tests and each workflow's own module grade the same task; none may change it)."""
+    made: dict[tuple[str, bool, bool], Path] = {}
+
+    def get(wf, decision: bool, premise: bool) -> Path:
+        key = (wf.key, decision, premise)
+        if key not in made:
+            root = tmp_path_factory.mktemp(f"{wf.key}-{int(decision)}{int(premise)}")
+            made[key] = write_drawn(wf, root, f"{wf.key}-{int(decision)}{int(premise)}",
+                                    {"decision": decision, "premise": premise})
+        return made[key]
+
+    return get

@@ -59,7 +59,9 @@ def test_ground_truth_earns_every_checked_criterion_and_naive_answers_lose_their
             for trap in t.meta["traps"]:
                 out = tmp_path / t.occupation / f"task{t.number}" / trap["kind"]
                 solver.write_outputs(str(out), params, solver.analyse(str(t.task_folder), params, (trap["naive"],)))
-                lost = {r.text for r, row in zip(t.rubrics, grade_checks(t.rubrics, out), strict=True) if False in row}
+                # graded as the gate graded it: with the task's instructions (what the judge reads)
+                verdicts = grade_checks(t.rubrics, out, t.instructions)
+                lost = {r.text for r, row in zip(t.rubrics, verdicts, strict=True) if False in row}
                 assert lost and lost == set(trap["loses"]), (t.id, trap["kind"])
             continue
         for trap in t.meta["traps"]:

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import csv
 import json
-import random
 from pathlib import Path
 
 import pytest
 
-from jobenv.errors import QualityGateError
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import adverse
 from jobenv.synthetic.solvers._deliver import write_memo
@@ -119,21 +116,8 @@ def test_population_rules_and_ratios_on_a_tiny_export(tmp_path):
 # ---- a drawn task and the reward it pays ------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory):
-    from jobenv.synthetic.workflows.write import write_workflow_task
-
-    root = tmp_path_factory.mktemp("adverse")
-    for attempt in range(20):
-        t = root / str(attempt) / "task1"
-        try:
-            draft = WF.draw(random.Random(f"adverse-test:{attempt}"), WF.professions[0],
-                            {"decision": True, "premise": False})
-            write_workflow_task(WF, draft, t, occupation=WF.professions[0], seed=0, index=0, attempt=attempt,
-                                judgement=False)
-            return t
-        except (DegenerateTask, QualityGateError):
-            continue
-    raise AssertionError("no draw passed the gates")
+def task(workflow_task):
+    return workflow_task(WF, True, False)
 
 
 def _score(task: Path, out: Path) -> float:

@@ -4,17 +4,13 @@ reward a drawn task pays for answers written by hand (right in another layout, o
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pytest
 
-from jobenv.errors import QualityGateError
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import capex as solver
 from jobenv.synthetic.workflows import capex
-from jobenv.synthetic.workflows.write import write_workflow_task
 from jobenv.tasks import load_task_dir
 
 WF = capex.CAPITAL_APPRAISAL
@@ -47,20 +43,10 @@ def test_macrs_table_and_the_salvage_tax():
 # ---- a drawn task and hand-written answers ---------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory):
-    root = tmp_path_factory.mktemp("capex")
-    for attempt in range(30):
-        path = root / str(attempt) / "financial_managers_branch_or_department" / "task1"
-        try:
-            draft = WF.draw(random.Random(f"capex-own:{attempt}"), "financial_managers_branch_or_department",
-                            {"decision": True, "premise": True})
-            write_workflow_task(WF, draft, path, occupation="financial_managers_branch_or_department", seed=0,
-                                index=0, attempt=attempt, judgement=False)
-        except (DegenerateTask, QualityGateError):
-            continue
-        params = json.loads((path / "ground_truth" / "params.json").read_text())
-        return path, params, solver.analyse(str(path / "task_folder"), params)
-    raise AssertionError("no draw passed the gates")
+def task(workflow_task):
+    path = workflow_task(WF, True, True)
+    params = json.loads((path / "ground_truth" / "params.json").read_text())
+    return path, params, solver.analyse(str(path / "task_folder"), params)
 
 
 def _score(task_dir: Path, out: Path) -> float:

@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import random
 from pathlib import Path
 
 import pytest
 
-from jobenv.errors import QualityGateError
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import caseload as solver
 from jobenv.synthetic.workflows.caseload import CASELOAD_REPORT, CODES, recheck
-from jobenv.synthetic.workflows.write import write_workflow_task
 from jobenv.synthetic.writers import write_csv
 from jobenv.tasks import load_task_dir
 
@@ -94,19 +90,8 @@ def test_each_shortcut_reproduces_its_mistake_on_the_tiny_docket(tiny):
 # ---- a drawn task and the answers it pays for ------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory):
-    root = tmp_path_factory.mktemp("caseload")
-    for attempt in range(10):
-        t = root / f"a{attempt}" / "court_clerks" / "task1"
-        try:
-            draft = CASELOAD_REPORT.draw(random.Random(f"wf-caseload:{attempt}"), "court_clerks",
-                                         {"decision": False, "premise": True})
-            write_workflow_task(CASELOAD_REPORT, draft, t, occupation="court_clerks", seed=0, index=0,
-                                attempt=attempt, judgement=False)  # checks only, as the checks judge grades
-            return t
-        except (DegenerateTask, QualityGateError):
-            continue
-    raise AssertionError("no draw passed the gates")
+def task(workflow_task):
+    return workflow_task(CASELOAD_REPORT, False, True)
 
 
 def _score(task: Path, out: Path) -> float:

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import json
 import math
-import random
 from pathlib import Path
 
 import pytest
 
-from jobenv.errors import QualityGateError
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import coursegain as cg
 from jobenv.synthetic.solvers._deliver import write_memo
@@ -64,21 +61,8 @@ def test_matched_learners_and_the_revised_key_on_a_tiny_export(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory):
-    from jobenv.synthetic.workflows.write import write_workflow_task
-
-    root = tmp_path_factory.mktemp("course")
-    for attempt in range(20):
-        t = root / str(attempt) / "task1"
-        try:
-            draft = WF.draw(random.Random(f"course-test:{attempt}"), WF.professions[0],
-                            {"decision": False, "premise": True})
-            write_workflow_task(WF, draft, t, occupation=WF.professions[0], seed=0, index=0, attempt=attempt,
-                                judgement=False)
-            return t
-        except (DegenerateTask, QualityGateError):
-            continue
-    raise AssertionError("no draw passed the gates")
+def task(workflow_task):
+    return workflow_task(WF, False, True)
 
 
 def _score(task: Path, out: Path) -> float:

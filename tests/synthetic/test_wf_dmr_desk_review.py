@@ -5,18 +5,14 @@ from __future__ import annotations
 
 import csv
 import json
-import random
 from pathlib import Path
 
 import pytest
 
-from jobenv.errors import QualityGateError
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import dmr as solver
 from jobenv.synthetic.workflows import WORKFLOWS
 from jobenv.synthetic.workflows.dmr import recheck
-from jobenv.synthetic.workflows.write import write_workflow_task
 from jobenv.tasks import load_task_dir
 
 WF = next(w for w in WORKFLOWS if w.key == "dmr_desk_review")
@@ -111,18 +107,8 @@ def test_units_detection_and_windows():
 # ---- a drawn task and the answers it pays for ------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("dmr")
-    occupation = WF.professions[0]
-    for attempt in range(10):
-        t = root / f"a{attempt}" / occupation / "task1"
-        try:
-            draft = WF.draw(random.Random(f"dmr-test:{attempt}"), occupation, {"decision": False, "premise": True})
-            write_workflow_task(WF, draft, t, occupation=occupation, seed=0, index=0, attempt=attempt, judgement=False)
-            return t
-        except (DegenerateTask, QualityGateError):
-            continue
-    raise AssertionError("no draw passed the gates")
+def task(workflow_task) -> Path:
+    return workflow_task(WF, False, True)
 
 
 def _load(task: Path):

@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import json
 import math
-import random
 from pathlib import Path
 
 import pytest
 
-from jobenv.errors import QualityGateError
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import _erlang, servicedesk
 from jobenv.synthetic.workflows.servicedesk import ERLANG_C_STAFFING, _erlang_c
-from jobenv.synthetic.workflows.write import write_workflow_task
 from jobenv.tasks import load_task_dir
 
 
@@ -68,18 +64,8 @@ def test_the_solver_on_a_hand_computed_half_hour(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory) -> Path:
-    wf, root = ERLANG_C_STAFFING, tmp_path_factory.mktemp("erlang")
-    for attempt in range(10):
-        path = root / f"a{attempt}" / wf.professions[0] / "task1"
-        try:
-            draft = wf.draw(random.Random(f"erlang-own:{attempt}"), wf.professions[0], {"decision": False, "premise": True})
-            write_workflow_task(wf, draft, path, occupation=wf.professions[0], seed=0, index=0, attempt=attempt,
-                                judgement=False)
-            return path
-        except (DegenerateTask, QualityGateError):
-            continue
-    raise AssertionError("no draw passed the gates")
+def task(workflow_task) -> Path:
+    return workflow_task(ERLANG_C_STAFFING, False, True)
 
 
 def _facts(task: Path) -> tuple[dict, dict]:

@@ -4,18 +4,14 @@ answer written by hand with its own formulas, for one wrong figure, for a hedge 
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pytest
 
-from jobenv.errors import QualityGateError
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import staffing
 from jobenv.synthetic.workflows.staffing import NURSE_STAFFING_HPPD as WF
 from jobenv.synthetic.workflows.staffing import recheck
-from jobenv.synthetic.workflows.write import write_workflow_task
 from jobenv.synthetic.writers import write_csv, write_xlsx
 from jobenv.tasks import load_task_dir
 
@@ -69,19 +65,8 @@ def test_the_solver_and_the_recheck_on_a_hand_computed_period(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("hppd")
-    occupation = WF.professions[0]
-    for attempt in range(20):
-        out = root / f"a{attempt}" / occupation / "task1"
-        try:
-            draft = WF.draw(random.Random(f"hppd-own:{attempt}"), occupation, {"decision": True, "premise": False})
-            write_workflow_task(WF, draft, out, occupation=occupation, seed=0, index=0, attempt=attempt,
-                                judgement=False)
-            return out
-        except (DegenerateTask, QualityGateError):
-            continue
-    raise AssertionError("no draw passed the gates")
+def task(workflow_task) -> Path:
+    return workflow_task(WF, True, False)
 
 
 def _facts(task: Path) -> tuple[dict, dict]:

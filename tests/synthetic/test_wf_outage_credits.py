@@ -4,18 +4,14 @@ upload and reply written by hand in another layout, a wrong, a hedged and a blin
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from jobenv.errors import QualityGateError
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import outage as solver
 from jobenv.synthetic.workflows import WORKFLOWS
-from jobenv.synthetic.workflows.write import write_workflow_task
 from jobenv.tasks import load_task_dir
 
 WF = next(w for w in WORKFLOWS if w.key == "outage_credits")
@@ -38,18 +34,8 @@ def test_the_daily_pro_rata_credit():
 
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("outage")
-    occupation = WF.professions[0]
-    for attempt in range(20):
-        t = root / f"a{attempt}" / occupation / "task1"
-        try:
-            draft = WF.draw(random.Random(f"outage-test:{attempt}"), occupation, {"decision": True, "premise": False})
-            write_workflow_task(WF, draft, t, occupation=occupation, seed=0, index=0, attempt=attempt, judgement=False)
-            return t
-        except (DegenerateTask, QualityGateError):
-            continue
-    raise AssertionError("no draw passed the gates")
+def task(workflow_task) -> Path:
+    return workflow_task(WF, True, False)
 
 
 def _load(task: Path):

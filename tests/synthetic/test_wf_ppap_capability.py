@@ -5,17 +5,13 @@ formulas earns 1.0; one fact off, a hedge or a blind answer do not)."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pytest
 
-from jobenv.errors import QualityGateError
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import capability as solver
 from jobenv.synthetic.workflows.capability import PPAP_CAPABILITY, recheck
-from jobenv.synthetic.workflows.write import write_workflow_task
 from jobenv.tasks import load_task_dir
 
 K5 = {"A2": 0.577, "D3": 0.0, "D4": 2.114, "d2": 2.326}
@@ -77,19 +73,8 @@ def test_the_procedure_drops_worn_insert_and_short_subgroups(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory) -> Path:
-    wf, root = PPAP_CAPABILITY, tmp_path_factory.mktemp("ppap")
-    occupation = wf.professions[0]
-    for attempt in range(20):
-        path = root / str(attempt) / occupation / "task1"
-        try:
-            draft = wf.draw(random.Random(f"ppap-test:{attempt}"), occupation, {"decision": True, "premise": False})
-            write_workflow_task(wf, draft, path, occupation=occupation, seed=0, index=0, attempt=attempt,
-                                judgement=False)  # LLM criteria need the LLM judge
-            return path
-        except (DegenerateTask, QualityGateError):
-            continue
-    raise AssertionError("no draw passed the gates")
+def task(workflow_task) -> Path:
+    return workflow_task(PPAP_CAPABILITY, True, False)
 
 
 def _score(task: Path, out: Path) -> float:

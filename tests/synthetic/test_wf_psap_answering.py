@@ -4,17 +4,13 @@ detail, the shared Erlang C positions, and the reward for hand-written, wrong, h
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pytest
 
-from jobenv.errors import QualityGateError
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import _erlang, psap
 from jobenv.synthetic.workflows.psap import PSAP_ANSWERING
-from jobenv.synthetic.workflows.write import write_workflow_task
 from jobenv.tasks import load_task_dir
 
 
@@ -59,18 +55,8 @@ def test_the_solver_on_a_hand_computed_hour(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory) -> Path:
-    wf, root = PSAP_ANSWERING, tmp_path_factory.mktemp("psap")
-    for attempt in range(10):
-        path = root / f"a{attempt}" / wf.professions[0] / "task1"
-        try:
-            draft = wf.draw(random.Random(f"psap-own:{attempt}"), wf.professions[0], {"decision": False, "premise": False})
-            write_workflow_task(wf, draft, path, occupation=wf.professions[0], seed=0, index=0, attempt=attempt,
-                                judgement=False)
-            return path
-        except (DegenerateTask, QualityGateError):
-            continue
-    raise AssertionError("no draw passed the gates")
+def task(workflow_task) -> Path:
+    return workflow_task(PSAP_ANSWERING, False, False)
 
 
 def _score(task: Path, out: Path) -> float:

@@ -4,18 +4,14 @@ reward a drawn task pays for answers written by hand (right in another layout, o
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from jobenv.errors import QualityGateError
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import regz as solver
 from jobenv.synthetic.workflows import regz
-from jobenv.synthetic.workflows.write import write_workflow_task
 from jobenv.tasks import load_task_dir
 
 WF = regz.REG_Z_RESCISSION
@@ -62,19 +58,10 @@ def test_fees_are_classified_by_description_and_payer():
 # ---- a drawn task and hand-written answers ---------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory):
-    root = tmp_path_factory.mktemp("regz")
-    for attempt in range(30):
-        path = root / str(attempt) / "lawyers" / "task1"
-        try:
-            draft = WF.draw(random.Random(f"regz-own:{attempt}"), "lawyers", {"decision": True, "premise": False})
-            write_workflow_task(WF, draft, path, occupation="lawyers", seed=0, index=0, attempt=attempt,
-                                judgement=False)
-        except (DegenerateTask, QualityGateError):
-            continue
-        params = json.loads((path / "ground_truth" / "params.json").read_text())
-        return path, params, solver.analyse(str(path / "task_folder"), params)
-    raise AssertionError("no draw passed the gates")
+def task(workflow_task):
+    path = workflow_task(WF, True, False)
+    params = json.loads((path / "ground_truth" / "params.json").read_text())
+    return path, params, solver.analyse(str(path / "task_folder"), params)
 
 
 def _score(task_dir: Path, out: Path) -> float:

@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import random
 from pathlib import Path
 
 import pytest
 
-from jobenv.errors import QualityGateError
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import rtt as solver
 from jobenv.synthetic.workflows.rtt import RTT_BREACH_LIST, recheck
-from jobenv.synthetic.workflows.write import write_workflow_task
 from jobenv.synthetic.writers import write_csv
 from jobenv.tasks import load_task_dir
 
@@ -73,19 +69,8 @@ def test_the_hand_computed_list(tiny):
 
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory):
-    root = tmp_path_factory.mktemp("rtt")
-    for attempt in range(10):
-        t = root / f"a{attempt}" / "medical_secretaries" / "task1"
-        try:
-            draft = RTT_BREACH_LIST.draw(random.Random(f"wf-rtt:{attempt}"), "medical_secretaries",
-                                         {"decision": True, "premise": False})
-            write_workflow_task(RTT_BREACH_LIST, draft, t, occupation="medical_secretaries", seed=0, index=0,
-                                attempt=attempt, judgement=False)  # checks only, as the checks judge grades
-            return t
-        except (DegenerateTask, QualityGateError):
-            continue
-    raise AssertionError("no draw passed the gates")
+def task(workflow_task):
+    return workflow_task(RTT_BREACH_LIST, True, False)
 
 
 def _score(task: Path, out: Path) -> float:

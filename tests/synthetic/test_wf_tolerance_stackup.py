@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import json
 import math
-import random
 from pathlib import Path
 
 import pytest
 
-from jobenv.errors import QualityGateError
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import stackup as solver
 from jobenv.synthetic.workflows.stackup import TOLERANCE_STACKUP, recheck
-from jobenv.synthetic.workflows.write import write_workflow_task
 from jobenv.tasks import load_task_dir
 
 
@@ -55,19 +51,8 @@ def test_the_stack_by_hand(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory) -> Path:
-    wf, root = TOLERANCE_STACKUP, tmp_path_factory.mktemp("stack")
-    occupation = wf.professions[0]
-    for attempt in range(20):
-        path = root / str(attempt) / occupation / "task1"
-        try:
-            draft = wf.draw(random.Random(f"stack-test:{attempt}"), occupation, {"decision": False, "premise": True})
-            write_workflow_task(wf, draft, path, occupation=occupation, seed=0, index=0, attempt=attempt,
-                                judgement=False)
-            return path
-        except (DegenerateTask, QualityGateError):
-            continue
-    raise AssertionError("no draw passed the gates")
+def task(workflow_task) -> Path:
+    return workflow_task(TOLERANCE_STACKUP, False, True)
 
 
 def _score(task: Path, out: Path) -> float:

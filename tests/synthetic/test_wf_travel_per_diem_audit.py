@@ -5,18 +5,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import random
 from pathlib import Path
 
 import pytest
 
-from jobenv.errors import QualityGateError
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import perdiem
 from jobenv.synthetic.workflows.perdiem import TRAVEL_PER_DIEM as WF
 from jobenv.synthetic.workflows.perdiem import recheck
-from jobenv.synthetic.workflows.write import write_workflow_task
 from jobenv.synthetic.writers import write_csv, write_xlsx
 from jobenv.tasks import load_task_dir
 
@@ -70,19 +66,8 @@ def test_the_solver_and_the_recheck_on_a_hand_computed_trip(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("perdiem")
-    occupation = WF.professions[0]
-    for attempt in range(20):
-        out = root / f"a{attempt}" / occupation / "task1"
-        try:
-            draft = WF.draw(random.Random(f"perdiem-own:{attempt}"), occupation, {"decision": False, "premise": True})
-            write_workflow_task(WF, draft, out, occupation=occupation, seed=0, index=0, attempt=attempt,
-                                judgement=False)
-            return out
-        except (DegenerateTask, QualityGateError):
-            continue
-    raise AssertionError("no draw passed the gates")
+def task(workflow_task) -> Path:
+    return workflow_task(WF, False, True)
 
 
 def _score(task: Path, out: Path) -> float:

@@ -5,7 +5,6 @@ procedure that skips the task's own plan, for hedges or for blind guesses."""
 from __future__ import annotations
 
 import json
-import random
 import re
 import subprocess
 import sys
@@ -13,36 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.errors import QualityGateError
 from jobenv.judge import make_judge
-from jobenv.synthetic.common import DegenerateTask
 from jobenv.synthetic.gates import MAX_NAIVE_SCORE, TaskMeta, grade_checks, weighted_score
 from jobenv.synthetic.workflows import WORKFLOWS, workflows_for
-from jobenv.synthetic.workflows.write import recheck_task, solver_module, write_workflow_task
+from jobenv.synthetic.workflows.write import recheck_task, solver_module
 from jobenv.tasks import load_task_dir
 
-
-def _write(wf, root: Path, salt: str, targets: dict[str, bool], *, judgement: bool = False) -> Path:
-    """The first draw from ``salt``'s streams that passes every gate, written to ``root/<occupation>/task1``."""
-    occupation = wf.professions[0]
-    for attempt in range(30):
-        task = root / f"{salt}-{attempt}" / occupation / "task1"
-        try:
-            draft = wf.draw(random.Random(f"{salt}:{attempt}"), occupation, dict(targets))
-            write_workflow_task(wf, draft, task, occupation=occupation, seed=0, index=0, attempt=attempt,
-                                judgement=judgement)
-            return task
-        except (DegenerateTask, QualityGateError):
-            continue
-    raise AssertionError(f"{wf.key}: no draw passed the gates in 30 attempts")
+from .conftest import write_drawn
 
 
 @pytest.fixture(scope="module", params=[wf.key for wf in WORKFLOWS])
-def tasks(request, tmp_path_factory):
+def tasks(request, workflow_task):
     wf = next(w for w in WORKFLOWS if w.key == request.param)
-    root = tmp_path_factory.mktemp(wf.key)
-    made = [_write(wf, root, f"{wf.key}-{k}", {"decision": d, "premise": p})
-            for k, (d, p) in enumerate([(True, False), (False, True)])]
+    made = [workflow_task(wf, d, p) for d, p in [(True, False), (False, True)]]
     return wf, made
 
 
@@ -602,7 +584,7 @@ def test_same_stream_same_task_bytes(tmp_path):
     wf = WORKFLOWS[0]
 
     def digest(root: Path) -> dict[str, str]:
-        task = _write(wf, root, "determinism", {"decision": True, "premise": True})
+        task = write_drawn(wf, root, "determinism", {"decision": True, "premise": True})
         # the ground truth's own outputs are left out: python-docx stamps a creation time into a .docx memo
         return {p.relative_to(task).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
                 for p in sorted(task.rglob("*")) if p.is_file() and "outputs" not in p.parts}
