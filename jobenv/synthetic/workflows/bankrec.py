@@ -12,7 +12,6 @@ The reconciliation follows the task's own cash policy; the archived policy wrote
 from __future__ import annotations
 
 import calendar
-import csv
 import datetime as dt
 import math
 import random
@@ -24,7 +23,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels
+from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows
 
 __all__ = ["BANK_RECONCILIATION"]
 
@@ -188,18 +187,6 @@ def _ledger(m: dict[str, Any]) -> list[list[Any]]:
 
 # ---- the independent computation: csv and openpyxl only ---------------------------------------------------
 
-def _rows(path: Path, sheet: str | None = None) -> list[dict[str, str]]:
-    if path.suffix == ".xlsx":
-        from openpyxl import load_workbook
-
-        wb = load_workbook(path, read_only=True, data_only=True)
-        got = list((wb[sheet] if sheet else wb.worksheets[0]).iter_rows(values_only=True))
-        wb.close()
-        return [{str(h): "" if v is None else str(v) for h, v in zip(got[0], r)} for r in got[1:]]
-    with path.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
-
 def _num(text: str) -> float:
     return float(text.replace(",", "")) if text.strip() else 0.0
 
@@ -208,8 +195,8 @@ def recheck(folder: Path, P: dict[str, Any]) -> Facts:
     """Every graded fact, recomputed from the task folder without the solver's code: the book side first (ledger
     balance and the bank's own items), then the bank side from the open items."""
     folder, F = Path(folder), P["files"]
-    bank = _rows(folder / F["statement"])
-    ledger = _rows(folder / F["gl"], P["gl_sheet"])
+    bank = read_rows(folder / F["statement"])
+    ledger = read_rows(folder / F["gl"], P["gl_sheet"])
     book = rnd(sum(_num(r["debit"]) - _num(r["credit"]) for r in ledger), 2)
     by_code: dict[str, float] = {}
     paid: dict[str, float] = {}
@@ -219,7 +206,7 @@ def recheck(folder: Path, P: dict[str, Any]) -> Facts:
         if r["tran_code"] == "CHK":
             paid[r["reference"]] = paid.get(r["reference"], 0.0) + _num(r["debit"])
     open_items = {r["reference"]: (r["date"][:10], r["description"], _num(r["credit"])) for r in ledger if r["source"] == "CD"}
-    for r in _rows(folder / F["prior"], P["prior_outstanding_sheet"]):
+    for r in read_rows(folder / F["prior"], P["prior_outstanding_sheet"]):
         open_items.setdefault(r["cheque_no"], (r["date"][:10], r["payee"], _num(r["amount"])))
     cutoff = dt.date.fromisoformat(P["month_end"]) - dt.timedelta(days=int(P["stale_days"]))
     outstanding: list[dict[str, Any]] = []

@@ -11,7 +11,6 @@ squares over the latest producing months, effective annual decline, remaining re
 from __future__ import annotations
 
 import calendar
-import csv
 import datetime as dt
 import math
 import random
@@ -23,7 +22,7 @@ from ..common import DegenerateTask, fld, fld_list, fld_num, llm, near_rounding_
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, pick_labels
+from .base import Draft, Facts, Workflow, pick_labels, read_rows
 
 __all__ = ["DECLINE_CURVE"]
 
@@ -95,28 +94,16 @@ def _field(rng: random.Random, end: dt.date) -> dict[str, Any]:
 
 # ---- the independent computation: csv and openpyxl, plain least squares ------------------------------------
 
-def _read(path: Path, sheet: str | None = None) -> list[dict[str, str]]:
-    if path.suffix == ".xlsx":
-        from openpyxl import load_workbook
-
-        wb = load_workbook(path, read_only=True, data_only=True)
-        rows = list((wb[sheet] if sheet else wb.worksheets[0]).iter_rows(values_only=True))
-        wb.close()
-        return [{str(h): "" if v is None else str(v) for h, v in zip(rows[0], r)} for r in rows[1:]]
-    with path.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
-
 def recheck(folder: Path, P: dict[str, Any]) -> Facts:
     """Every graded fact, recomputed from the task folder without the solver's code."""
     from ..common import rnd
 
     F, d = P["files"], P["decimals"]
     series: dict[str, list[tuple[int, float, float]]] = {}
-    for r in _read(Path(folder) / F["operated"]):
+    for r in read_rows(Path(folder) / F["operated"]):
         y, m = r["month"][:7].split("-")
         series.setdefault(r["well_id"], []).append((int(y) * 12 + int(m), float(r["oil_bbl"]), float(r["days_on"])))
-    for r in _read(Path(folder) / F["partner"], P["partner_sheet"]):
+    for r in read_rows(Path(folder) / F["partner"], P["partner_sheet"]):
         y, m = r["Month"][:7].split("-")
         series.setdefault(r["Well"], []).append(
             (int(y) * 12 + int(m), float(r[P["partner_volume"]]) * M3_TO_BBL, float(r["Producing days"])))

@@ -9,7 +9,6 @@ two invoices re-sent under the same number. The match follows the task's own acc
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import math
 import random
@@ -22,7 +21,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels
+from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows
 
 __all__ = ["THREE_WAY_MATCH"]
 
@@ -101,34 +100,22 @@ def _invoices(rng: random.Random, book: dict[str, Any], week: dt.date) -> list[l
 
 # ---- the independent computation: csv and openpyxl only ---------------------------------------------------
 
-def _read(path: Path, sheet: str | None = None) -> list[dict[str, str]]:
-    if path.suffix == ".xlsx":
-        from openpyxl import load_workbook
-
-        wb = load_workbook(path, read_only=True, data_only=True)
-        rows = list((wb[sheet] if sheet else wb.worksheets[0]).iter_rows(values_only=True))
-        wb.close()
-        return [{str(h): "" if v is None else str(v) for h, v in zip(rows[0], r)} for r in rows[1:]]
-    with path.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
-
 def recheck(folder: Path, P: dict[str, Any]) -> Facts:
     """Every graded fact, recomputed from the task folder without the solver's code."""
     folder, F = Path(folder), P["files"]
     price = {(r["po_number"], int(float(r["line"]))): float(r["unit_price"])
-             for r in _read(folder / F["orders"], P["orders_sheet"])}
-    for r in sorted(_read(folder / F["changes"]), key=lambda r: r["approved_on"]):
+             for r in read_rows(folder / F["orders"], P["orders_sheet"])}
+    for r in sorted(read_rows(folder / F["changes"]), key=lambda r: r["approved_on"]):
         key = (r["po_number"], int(float(r["line"])))
         if key in price:
             price[key] = float(r["new_unit_price"])
     net: dict[tuple[str, int], float] = defaultdict(float)
-    for r in _read(folder / F["receipts"]):
+    for r in read_rows(folder / F["receipts"]):
         q = abs(float(r["qty"].replace(",", "")))
         net[(r["po_number"], int(float(r["line"])))] += -q if r["movement"] == P["return_code"] else q
     seen: dict[tuple[str, str], str] = {}
     lines: dict[str, list[dict[str, str]]] = defaultdict(list)
-    for r in _read(folder / F["invoices"]):
+    for r in read_rows(folder / F["invoices"]):
         owner = seen.setdefault((r["vendor"], r["invoice_number"]), r["register_id"])
         if owner == r["register_id"]:
             lines[owner].append(r)

@@ -15,7 +15,6 @@ figure; the solver raises ValueError when the destination or a night's season is
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import random
 from pathlib import Path
@@ -26,7 +25,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels
+from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows
 
 __all__ = ["TRAVEL_PER_DIEM"]
 
@@ -106,29 +105,17 @@ def _seasons(t: dict[str, Any]) -> list[list[Any]]:
 
 # ---- the independent computation: csv and openpyxl only ---------------------------------------------------
 
-def _table(path: Path, sheet: str | None = None) -> list[dict[str, str]]:
-    if path.suffix == ".xlsx":
-        from openpyxl import load_workbook
-
-        wb = load_workbook(path, read_only=True, data_only=True)
-        got = list((wb[sheet] if sheet else wb.worksheets[0]).iter_rows(values_only=True))
-        wb.close()
-        return [{str(h): "" if v is None else str(v) for h, v in zip(got[0], r)} for r in got[1:]]
-    with path.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
-
 def recheck(folder: Path, P: dict[str, Any]) -> Facts:
     """Every graded fact from the task folder without the solver's code: a daily M&IE ledger per traveller and a
     nightly lodging ledger. Raises StopIteration or KeyError when a traveller or a season is missing."""
     folder, F = Path(folder), P["files"]
-    seasons = [r for r in _table(folder / F["per_diem"]) if r["destination"] == P["destination"]]
+    seasons = [r for r in read_rows(folder / F["per_diem"]) if r["destination"] == P["destination"]]
 
     def season(d: str) -> dict[str, str]:
         return next(r for r in seasons if r["season_begin"][:10] <= d <= r["season_end"][:10])
 
-    claims = _table(folder / F["claims"], P["claims_sheet"])
-    folios = _table(folder / F["receipts"])
+    claims = read_rows(folder / F["claims"], P["claims_sheet"])
+    folios = read_rows(folder / F["receipts"])
     meal_value = {m: float(v) for m, v in P["breakdown"].items()}
     pct = float(P["travel_day_pct"]) / 100
     rows = []

@@ -18,7 +18,6 @@ ValueError for a unit without patient days.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import random
 from pathlib import Path
@@ -29,7 +28,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels
+from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows
 
 __all__ = ["NURSE_STAFFING_HPPD"]
 
@@ -144,36 +143,24 @@ def _cross_float(rng: random.Random, units: list[dict[str, Any]]) -> None:
 
 # ---- the independent computation: csv and openpyxl only ---------------------------------------------------
 
-def _table(path: Path, sheet: str | None = None) -> list[dict[str, str]]:
-    if path.suffix == ".xlsx":
-        from openpyxl import load_workbook
-
-        wb = load_workbook(path, read_only=True, data_only=True)
-        got = list((wb[sheet] if sheet else wb.worksheets[0]).iter_rows(values_only=True))
-        wb.close()
-        return [{str(h): "" if v is None else str(v) for h, v in zip(got[0], r)} for r in got[1:]]
-    with path.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
-
 def recheck(folder: Path, P: dict[str, Any]) -> Facts:
     """Every graded fact from the task folder without the solver's code: sums keyed by cost centre in one pass
     per file, then the ratios. Raises KeyError or ZeroDivisionError on a folder that lacks a unit's data."""
     folder, F = Path(folder), P["files"]
-    tgt = {r["cost_center"]: r for r in _table(folder / F["targets"], P["targets_sheet"]) if r["cost_center"]}
+    tgt = {r["cost_center"]: r for r in read_rows(folder / F["targets"], P["targets_sheet"]) if r["cost_center"]}
     pdays = dict.fromkeys(tgt, 0)
-    for r in _table(folder / F["census"]):
+    for r in read_rows(folder / F["census"]):
         if r["cost_center"] in pdays and P["period_start"] <= r["census_date"][:10] <= P["period_end"]:
             pdays[r["cost_center"]] += int(float(r["midnight_census"]))
     hours = dict.fromkeys(tgt, 0.0)
-    for r in _table(folder / F["timeclock"]):
+    for r in read_rows(folder / F["timeclock"]):
         if r["worked_cost_center"] in hours and r["pay_code"].upper() in P["productive_codes"]:
             hours[r["worked_cost_center"]] += float(r["hours"])
-    for r in _table(folder / F["agency"], P["agency_sheet"]):
+    for r in read_rows(folder / F["agency"], P["agency_sheet"]):
         if r["cost_center"] in hours:
             hours[r["cost_center"]] += float(r["hours"])
     budget = dict.fromkeys(tgt, 0.0)
-    for r in _table(folder / F["budget"]):
+    for r in read_rows(folder / F["budget"]):
         if r["cost_center"] in budget:
             budget[r["cost_center"]] += float(r["budgeted_fte"])
     units: list[dict[str, Any]] = []
