@@ -33,11 +33,15 @@ from ..tools import CONCURRENT_TOOLS, OPTIONAL_TOOLS, SUBMIT, TOOL_NAMES, tool_n
 from .config import HOSTED_DATASETS, HostedDataset, ServeConfig
 from .redact import PrivateText, private_texts, public_task_spec, redact_report
 from .runtime import Runtime
-from .sdk import Environment, Server, Split, TextBlock, ToolOutput, tool
+from .sdk import import_server_half
 
 if TYPE_CHECKING:
     from ..judge.base import Judge
     from ..tasks import Task
+
+import_server_half()  # the SDK's server half only (sdk.py says why); then its names, spelt as the SDK's own import,
+# which is also how OpenEnv's `openenv import --type ors` recognises the Environment subclasses below
+from openreward.environments import Environment, Server, Split, TextBlock, ToolOutput, tool  # noqa: E402
 
 __all__ = ["JobenvEnvironment", "Jobenv", "JobBench", "JobTasks", "JobenvSample", "ENVIRONMENT_CLASSES", "Server"]
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import MissingExtraError
 
-__all__ = ["import_server_half", "Environment", "Server", "Split", "TextBlock", "ToolOutput", "tool"]
+__all__ = ["import_server_half"]
 
 _PACKAGE = "openreward"
 _lock = threading.RLock()
@@ -62,8 +62,3 @@ def import_server_half() -> ModuleType:
             if deferred is not None and sys.modules.get(_PACKAGE) is deferred:
                 del sys.modules[_PACKAGE]  # leave no half-made package behind
             raise MissingExtraError(f"hosting needs the openreward SDK ({exc}): pip install 'jobenv[hosting]'") from None
-
-
-import_server_half()
-# the server half's names, imported after the deferral above by design
-from openreward.environments import Environment, Server, Split, TextBlock, ToolOutput, tool  # noqa: E402

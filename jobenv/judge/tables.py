@@ -139,7 +139,8 @@ def check_row_count(c: RowCountCheck, ctx: Any) -> Verdict:
     for t in tables:
         rows = t.data_rows(c.key)
         if c.where:
-            rows = [r for r in rows if r in t.matching(c.where)]
+            matched = {id(r) for r in t.matching(c.where)}  # once per table: per row it was quadratic
+            rows = [r for r in rows if id(r) in matched]
         counts.append((t.label, len(rows)))
     where = f" where {c.where}" if c.where else ""
     if all(n == c.count for _, n in counts):
