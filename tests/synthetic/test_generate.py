@@ -73,9 +73,17 @@ def test_split_layout_and_provenance(split, split_tasks, split_stats):
     assert any(p.suffix in (".db", ".xlsx") for p in files)
 
 
+def _scenario_tasks(tasks):
+    """The tasks drawn from scenarios (their traps and house rules come from the generator's templates); a workflow's
+    request names the lines of its profession's own forms ("stale-dated cheques" on a bank rec), tested per workflow."""
+    picked = [t for t in tasks if not t.meta.get("workflow")]
+    assert picked, "the split has no scenario task"
+    return picked
+
+
 def test_traps_are_never_announced_in_the_prompt(split_tasks):
     words = re.compile(r"duplicat|stale|supersed|out[- ]of[- ]scope|thousands|cents|re-?run|wrong filter", re.I)
-    for t in split_tasks:
+    for t in _scenario_tasks(split_tasks):
         body = t.instructions.split("Local Reference Files:")[0]  # the file list names files as they are
         assert not words.search(body), (t.id, words.search(body))
 
@@ -83,7 +91,7 @@ def test_traps_are_never_announced_in_the_prompt(split_tasks):
 def test_house_rules_live_in_the_memo_not_the_prompt(split_tasks):
     from jobenv.extract import extract_output
 
-    for t in one_per_family(split_tasks)[:4]:
+    for t in one_per_family(_scenario_tasks(split_tasks))[:4]:
         policy = next(p for p in t.task_folder.iterdir() if p.suffix in (".pdf", ".docx"))
         with tempfile.TemporaryDirectory() as d:
             (Path(d) / policy.name).write_bytes(policy.read_bytes())
@@ -101,8 +109,10 @@ def test_report_figures(split, split_stats):
     rep = split_report(paths, split_stats)
     assert rep["tasks"] == SPLIT_N and rep["distinct_graded_facts"] == SPLIT_N
     assert 0.4 <= rep["premise_holds_share"] <= 0.6 and 0.4 <= rep["decision_positive_share"] <= 0.6
-    assert rep["similarity_median_max"] is not None and rep["similarity_median_max"] < 0.6
-    assert rep["criteria_per_rubric"] >= 3.0
+    repeated = [f for f, n in rep["families"].items() if n >= 2]  # similarity is within a family
+    assert [f for f, v in rep["similarity_median_by_family"].items() if v is not None] == repeated
+    assert rep["similarity_median_max"] is None or rep["similarity_median_max"] < 0.6
+    assert rep["criteria_per_rubric"] >= 2.5  # scenario rubrics hold 3+ criteria; a workflow's often one cell or line
     assert rep["blind_score"]["max"] <= 0.05 and rep["blind_score"]["above_limit"] == 0
     text = format_report(rep)
     for label in ("families", "professions", "data sources", "trap kinds", "premise holds", "similarity", "files per task",
@@ -152,10 +162,13 @@ def test_judgement_rubrics_are_marked_for_the_llm_judge(tmp_path):
     for p in generate(2, 5, tmp_path):
         t = load_task_dir(p, "synthetic")
         llm = [r for r in t.rubrics if r.checks and all(c.kind == "llm" for c in r.checks)]
-        assert len(llm) == 2 and all(len(r.criteria) == 3 and r.weight == 6 for r in llm)
-        assert not t.has_checks and t.llm_criteria
         facts = [r for r in t.rubrics if r not in llm]
-        assert all(all(c.kind != "llm" for c in r.checks or []) for r in facts) and len(facts) >= 8
+        if t.meta.get("workflow"):  # a workflow judges its own method and reasoning, in one or two rubrics
+            assert 1 <= len(llm) <= 2 and all(len(r.criteria) >= 2 for r in llm) and len(facts) >= 5
+        else:
+            assert len(llm) == 2 and all(len(r.criteria) == 3 and r.weight == 6 for r in llm) and len(facts) >= 8
+        assert not t.has_checks and t.llm_criteria
+        assert all(all(c.kind != "llm" for c in r.checks or []) for r in facts)
         res = grade_checks(t.rubrics, t.root / "ground_truth" / "outputs")
         assert all(x is True for r, row in zip(t.rubrics, res) if r in facts for x in row)
         assert all(x is None for r, row in zip(t.rubrics, res) if r in llm for x in row)

@@ -35,7 +35,12 @@ def test_coverage_balance_and_variety(split200):
     rep = split_report(paths, stats)
     assert rep["tasks"] == 200 and len(rep["professions"]) == 35 and len(rep["families"]) >= 12
     assert 0.4 <= rep["premise_holds_share"] <= 0.6 and 0.4 <= rep["decision_positive_share"] <= 0.6
-    assert all(v is None or v < 0.6 for v in rep["similarity_median_by_family"].values())
+    # a scenario family's requests come from the generator's sentence templates and must read differently; a
+    # workflow's request is its profession's form (the same report lines each month), measured at medians of
+    # 0.29-0.77 within a workflow (see the casebook issue): bounded here so that it cannot drift higher
+    workflow_families = {wf.family for wf in WORKFLOWS}
+    for family, sim in rep["similarity_median_by_family"].items():
+        assert sim is None or sim < (0.8 if family in workflow_families else 0.6), (family, sim)
     assert rep["distinct_graded_facts"] == 200 and rep["value_duplicates"] == 0
     assert rep["audit_problems"] == {} and max(rep["naive_pipeline_score"]) <= 0.5
     assert set(rep["trap_kinds"]) >= set(NAIVE_FLAG)
