@@ -29,6 +29,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   examiners and inspectors).
 - ``outage.py``: outage credits and bill corrections for escalated accounts, as a billing upload (customer service
   representatives).
+- ``washsale.py``: year-end realised gain/loss as a Form 8949 lot schedule (FIFO and specific ID, a split, wash sales
+  across the year end, a transferred-in lot) with a memo on the client's harvesting target (securities sales agents).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from .servicedesk import ERLANG_C_STAFFING
 from .stackup import TOLERANCE_STACKUP
 from .staffing import NURSE_STAFFING_HPPD
 from .survival import KAPLAN_MEIER
+from .washsale import WASH_SALE_8949
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
@@ -59,6 +62,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION, ERLANG_C_STAFFING, PSAP_ANSWERING,
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
+    WASH_SALE_8949,
 )
 
 
