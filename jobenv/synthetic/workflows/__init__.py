@@ -31,6 +31,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   representatives).
 - ``storm.py``: storm sewer design check by the rational method (composite C, accumulated Tc, revised IDF table) and
   Manning full-flow pipe sizing, in a workbook of live formulas (civil engineers).
+- ``washsale.py``: year-end realised gain/loss as a Form 8949 lot schedule (FIFO and specific ID, a split, wash sales
+  across the year end, a transferred-in lot) with a memo on the client's harvesting target (securities sales agents).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from .stackup import TOLERANCE_STACKUP
 from .staffing import NURSE_STAFFING_HPPD
 from .storm import STORM_SEWER_DESIGN
 from .survival import KAPLAN_MEIER
+from .washsale import WASH_SALE_8949
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
@@ -63,6 +66,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN,
+    WASH_SALE_8949,
 )
 
 
