@@ -29,6 +29,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   examiners and inspectors).
 - ``outage.py``: outage credits and bill corrections for escalated accounts, as a billing upload (customer service
   representatives).
+- ``survey_raking.py``: survey weights by raking to population margins with trimming, the Kish design effect,
+  effective n and a design-adjusted margin of error (social science research assistants).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from .rtt import RTT_BREACH_LIST
 from .servicedesk import ERLANG_C_STAFFING
 from .stackup import TOLERANCE_STACKUP
 from .staffing import NURSE_STAFFING_HPPD
+from .survey_raking import SURVEY_RAKING
 from .survival import KAPLAN_MEIER
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
@@ -59,6 +62,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION, ERLANG_C_STAFFING, PSAP_ANSWERING,
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
+    SURVEY_RAKING,
 )
 
 
