@@ -33,6 +33,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   Manning full-flow pipe sizing, in a workbook of live formulas (civil engineers).
 - ``washsale.py``: year-end realised gain/loss as a Form 8949 lot schedule (FIFO and specific ID, a split, wash sales
   across the year end, a transferred-in lot) with a memo on the client's harvesting target (securities sales agents).
+- ``survey_raking.py``: survey weights by raking to population margins with trimming, the Kish design effect,
+  effective n and a design-adjusted margin of error (social science research assistants).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from .servicedesk import ERLANG_C_STAFFING
 from .stackup import TOLERANCE_STACKUP
 from .staffing import NURSE_STAFFING_HPPD
 from .storm import STORM_SEWER_DESIGN
+from .survey_raking import SURVEY_RAKING
 from .survival import KAPLAN_MEIER
 from .washsale import WASH_SALE_8949
 
@@ -67,6 +70,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN,
     WASH_SALE_8949,
+    SURVEY_RAKING,
 )
 
 
