@@ -12,9 +12,9 @@ inherited IRA's by 2-15 %; for a "no" decision either the inherited amount is pl
 the IRA amount falls 5-15 % short (a Roth withdrawal then keeps the household total covered). The CPA's estimate
 sits 2-10 % on the targeted side of the total.
 
-Failure behaviour: ``draw`` raises DegenerateTask when a drawn age falls outside the table excerpt or a trap
-cannot separate; ``recheck`` raises OSError, KeyError or ValueError on a folder that is not this workflow's
-(``recheck_task`` reports that as one problem).
+Failure behaviour: ``draw`` raises DegenerateTask when an age falls outside the table excerpt, account numbers
+collide, the plan or the estimate misses its target or fewer than five traps separate; ``recheck`` raises OSError,
+KeyError or ValueError on a folder that is not this workflow's (``recheck_task`` reports that as one problem).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ _LABELS = {
 }
 _COLUMNS = {"balance": ("Balance used", "RMD basis", "Prior year-end value (adjusted)"),
             "rmd": ("RMD", "Required distribution", "Minimum distribution")}
-_DIRS = {"crm": ("crm", "client_file", "household"), "custodian": ("custodian", "statements", "schwab_exports"),
+_DIRS = {"crm": ("crm", "client_file", "household"), "custodian": ("custodian", "statements", "custodian_exports"),
          "plan": ("planning", "cash_flow", "tax_planning"), "policy": ("compliance", "procedures", "practice_manual")}
 _EMPLOYERS = ("Hale & Dorsey LLP", "Brightwater Engineering", "Summit Ridge Medical Group", "Corbel Architects")
 _OLD_PLANS = ("Meridian Foods 401(k) Plan", "Allied Freight Retirement Savings Plan", "Norcross Labs 401(k) Plan")
@@ -376,7 +376,8 @@ def _workspace(rng: random.Random, P: dict[str, Any], b: dict[str, Any], plan: l
     add(f"{D['custodian']}/rollover_confirmation_{acc['rollover']['id']}.pdf", "data", lambda p: write_pdf(
         p, "Incoming rollover confirmation", [f"Account {acc['rollover']['id']} ({A}, Rollover IRA).",
                                               f"Received {b['received'].isoformat()}: direct rollover of {b['transit']:,.2f} USD from "
-                                              f"{b['old_plan']}, check dated {b['paid'].isoformat()}."]))
+                                              f"{b['old_plan']}, check dated {b['paid'].isoformat()}.", "Any required distribution for the year of "
+                                              "payment was paid by the plan separately and is not part of this rollover."]))
     add(f"correspondence/{mail.isoformat()}_cpa.txt", "email", lambda p: write_text(p, email_text(
         sender=f"{person(rng)}, CPA", to="advisor", date=mail.isoformat(), subject=f"{Y} projection",
         body=f"My {Y} projection for {A} and {B} assumes {P['cpa_estimate']:,.2f} of RMD income in total.")))
