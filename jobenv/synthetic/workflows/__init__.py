@@ -35,6 +35,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   across the year end, a transferred-in lot) with a memo on the client's harvesting target (securities sales agents).
 - ``survey_raking.py``: survey weights by raking to population margins with trimming, the Kish design effect,
   effective n and a design-adjusted margin of error (social science research assistants).
+- ``rmd.py``: a client household's required minimum distributions for the coming year, account by account, in a
+  workbook of live formulas with a client letter (personal financial advisors).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
 from .regz import REG_Z_RESCISSION
+from .rmd import RMD_HOUSEHOLD
 from .rtt import RTT_BREACH_LIST
 from .servicedesk import ERLANG_C_STAFFING
 from .stackup import TOLERANCE_STACKUP
@@ -71,6 +74,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     STORM_SEWER_DESIGN,
     WASH_SALE_8949,
     SURVEY_RAKING,
+    CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS, RMD_HOUSEHOLD,
 )
 
 
