@@ -29,6 +29,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   examiners and inspectors).
 - ``outage.py``: outage credits and bill corrections for escalated accounts, as a billing upload (customer service
   representatives).
+- ``reorder.py``: reorder points (ABC service levels, safety stock) and EOQ order quantities in case packs before peak
+  season, in a workbook of live formulas and a purchase-order memo (online merchants).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
 from .regz import REG_Z_RESCISSION
+from .reorder import REORDER_POINTS
 from .rtt import RTT_BREACH_LIST
 from .servicedesk import ERLANG_C_STAFFING
 from .stackup import TOLERANCE_STACKUP
@@ -59,6 +62,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION, ERLANG_C_STAFFING, PSAP_ANSWERING,
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
+    REORDER_POINTS,
 )
 
 
