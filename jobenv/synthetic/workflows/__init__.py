@@ -37,6 +37,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   effective n and a design-adjusted margin of error (social science research assistants).
 - ``rmd.py``: a client household's required minimum distributions for the coming year, account by account, in a
   workbook of live formulas with a client letter (personal financial advisors).
+- ``reorder.py``: reorder points (ABC service levels, safety stock) and EOQ order quantities in case packs before peak
+  season, in a workbook of live formulas and a purchase-order memo (online merchants).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
 from .regz import REG_Z_RESCISSION
 from .rmd import RMD_HOUSEHOLD
+from .reorder import REORDER_POINTS
 from .rtt import RTT_BREACH_LIST
 from .servicedesk import ERLANG_C_STAFFING
 from .stackup import TOLERANCE_STACKUP
@@ -75,6 +78,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     WASH_SALE_8949,
     SURVEY_RAKING,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS, RMD_HOUSEHOLD,
+    REORDER_POINTS,
 )
 
 
