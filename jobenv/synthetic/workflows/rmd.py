@@ -192,9 +192,9 @@ def _data(P: dict[str, Any], b: dict[str, Any], plan: list[list[Any]]) -> dict[s
     F, acc = P["files"], b["accounts"]
     members = [[p["name"], p["relationship"], p["dob"].isoformat(), *(("active", b["employer"], b["ownership"])
                 if p["name"] == b["A"] else ("retired" if p["relationship"] == "spouse" else "", "", ""))] for p in b["people"]]
-    register = [[a["id"], a["owner"], a["registration"], *(("Empower", b["employer"], "", "") if a["registration"] == "401(k)"
-                 else ("Fidelity", "", b["parent"], b["death"].isoformat()) if a["registration"] == "Inherited IRA"
-                 else ("Fidelity", "", "", ""))] for a in sorted(acc.values(), key=lambda a: a["id"])]
+    register = [[a["id"], a["owner"], a["registration"], *(("Harbourline Retirement Services", b["employer"], "", "") if a["registration"] == "401(k)"
+                 else ("Northgate Custody", "", b["parent"], b["death"].isoformat()) if a["registration"] == "Inherited IRA"
+                 else ("Northgate Custody", "", "", ""))] for a in sorted(acc.values(), key=lambda a: a["id"])]
     spouses = range(55, 71)
     return {
         F["members"]: lambda p: write_csv(p, ["name", "relationship", "date_of_birth", "employment_status", "employer",
