@@ -29,6 +29,16 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   examiners and inspectors).
 - ``outage.py``: outage credits and bill corrections for escalated accounts, as a billing upload (customer service
   representatives).
+- ``storm.py``: storm sewer design check by the rational method (composite C, accumulated Tc, revised IDF table) and
+  Manning full-flow pipe sizing, in a workbook of live formulas (civil engineers).
+- ``washsale.py``: year-end realised gain/loss as a Form 8949 lot schedule (FIFO and specific ID, a split, wash sales
+  across the year end, a transferred-in lot) with a memo on the client's harvesting target (securities sales agents).
+- ``survey_raking.py``: survey weights by raking to population margins with trimming, the Kish design effect,
+  effective n and a design-adjusted margin of error (social science research assistants).
+- ``rmd.py``: a client household's required minimum distributions for the coming year, account by account, in a
+  workbook of live formulas with a client letter (personal financial advisors).
+- ``reorder.py``: reorder points (ABC service levels, safety stock) and EOQ order quantities in case packs before peak
+  season, in a workbook of live formulas and a purchase-order memo (online merchants).
 """
 
 from __future__ import annotations
@@ -47,11 +57,16 @@ from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
 from .regz import REG_Z_RESCISSION
+from .reorder import REORDER_POINTS
+from .rmd import RMD_HOUSEHOLD
 from .rtt import RTT_BREACH_LIST
 from .servicedesk import ERLANG_C_STAFFING
 from .stackup import TOLERANCE_STACKUP
 from .staffing import NURSE_STAFFING_HPPD
+from .storm import STORM_SEWER_DESIGN
+from .survey_raking import SURVEY_RAKING
 from .survival import KAPLAN_MEIER
+from .washsale import WASH_SALE_8949
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
 
@@ -59,6 +74,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION, ERLANG_C_STAFFING, PSAP_ANSWERING,
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
+    STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS,
 )
 
 
