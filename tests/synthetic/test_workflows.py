@@ -20,7 +20,6 @@ from jobenv.tasks import load_task_dir
 
 from .conftest import write_drawn
 
-
 # One gated task per workflow (decision yes, premise no: the task each workflow's own module grades too); a gated
 # draw costs 10-60 s of workbook recalculation, so the other answers are shown by draws solved without the gates.
 DRAWN = [(True, False)]
