@@ -32,6 +32,15 @@ def split_tasks(split):
     return [load_task_dir(p, "synthetic") for p in paths]
 
 
+def score_output(task_dir: Path, out: Path) -> float:
+    """The checks judge's weighted score of the deliverables in ``out`` for the task written at ``task_dir``."""
+    from jobenv.synthetic.gates import grade_checks, weighted_score
+    from jobenv.tasks import load_task_dir
+
+    t = load_task_dir(task_dir, "synthetic")
+    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
+
+
 def one_per_family(tasks):
     seen: dict[str, object] = {}
     for t in tasks:

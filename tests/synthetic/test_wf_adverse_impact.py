@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import adverse
 from jobenv.synthetic.solvers._deliver import write_memo
 from jobenv.synthetic.workflows import WORKFLOWS
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 WF = next(w for w in WORKFLOWS if w.key == "adverse_impact")
 
@@ -120,11 +120,6 @@ def task(workflow_task):
     return workflow_task(WF, True, False)
 
 
-def _score(task: Path, out: Path) -> float:
-    t = load_task_dir(task, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _facts(task: Path):
     params = json.loads((task / "ground_truth" / "params.json").read_text())
     return adverse.analyse(str(task / "task_folder"), params), params
@@ -164,22 +159,22 @@ def _hand_answer(out: Path, P: dict, f: dict, *, ratio_shift: float = 0.0, extra
 def test_a_hand_written_answer_in_another_style_earns_full_credit(task, tmp_path):
     f, P = _facts(task)
     _hand_answer(tmp_path / "hand", P, f)
-    assert _score(task, tmp_path / "hand") == 1.0
+    assert score_output(task, tmp_path / "hand") == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     f, P = _facts(task)
     _hand_answer(tmp_path / "wrong", P, f, ratio_shift=0.05)
-    assert _score(task, tmp_path / "wrong") < 1.0
+    assert score_output(task, tmp_path / "wrong") < 1.0
     _hand_answer(tmp_path / "hedged", P, f, extra=f" or {f['undisclosed_tested'] + 3}")
-    assert _score(task, tmp_path / "hedged") < 1.0
+    assert score_output(task, tmp_path / "hedged") < 1.0
     L = P["labels"]
     blind = tmp_path / "blind"
     write_memo(str(blind / P["deliverables"]["memo"]), [
         f"{L['lowest_ratio']}: 0.750", f"{L['lowest']}: Black", f"{L['highest']}: White", f"{L['decision']}: yes",
         f"{L['fisher_p']}: 0.0300", f"{L['z']}: -2.10", f"{L['shortfall']}: 5.0", f"{L['undisclosed']}: 10",
         f"{L['premise']}: no"])
-    assert _score(task, blind) <= 0.1
+    assert score_output(task, blind) <= 0.1
 
 
 def test_the_workbook_formulas_recalculate_to_the_graded_rates(task):
@@ -189,4 +184,4 @@ def test_the_workbook_formulas_recalculate_to_the_graded_rates(task):
     book = task / "ground_truth" / "outputs" / P["deliverables"]["workbook"]
     ws = load_workbook(book)["Rates"]
     assert str(ws["B2"].value).startswith("=COUNTIFS(") and str(ws["E2"].value).startswith("=")
-    assert _score(task, task / "ground_truth" / "outputs") == 1.0
+    assert score_output(task, task / "ground_truth" / "outputs") == 1.0

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import capex as solver
 from jobenv.synthetic.workflows import capex
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 WF = capex.CAPITAL_APPRAISAL
 
@@ -47,11 +47,6 @@ def task(workflow_task):
     path = workflow_task(WF, True, True)
     params = json.loads((path / "ground_truth" / "params.json").read_text())
     return path, params, solver.analyse(str(path / "task_folder"), params)
-
-
-def _score(task_dir: Path, out: Path) -> float:
-    t = load_task_dir(task_dir, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
 
 
 def _answer(out: Path, P: dict, facts: dict, *, npv: float | None = None, second_irr: float | None = None,
@@ -99,17 +94,17 @@ def _answer(out: Path, P: dict, facts: dict, *, npv: float | None = None, second
 def test_a_correct_answer_in_another_layout_earns_full_credit(task, tmp_path):
     path, P, facts = task
     _answer(tmp_path / "right", P, facts)
-    assert _score(path, tmp_path / "right") == 1.0
+    assert score_output(path, tmp_path / "right") == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     path, P, facts = task
     _answer(tmp_path / "wrong", P, facts, npv=round(facts["npv"] * 1.1 + 1000, 2))
-    assert _score(path, tmp_path / "wrong") < 1.0
+    assert score_output(path, tmp_path / "wrong") < 1.0
     _answer(tmp_path / "hedged", P, facts, second_irr=round(facts["irr"] + 1.5, 2))
-    assert _score(path, tmp_path / "hedged") < 1.0
+    assert score_output(path, tmp_path / "hedged") < 1.0
     _answer(tmp_path / "blind", P, facts, blind=True)
-    assert _score(path, tmp_path / "blind") <= 0.1
+    assert score_output(path, tmp_path / "blind") <= 0.1
 
 
 def test_the_governing_wacc_and_the_sunk_spend_change_the_answer(task):

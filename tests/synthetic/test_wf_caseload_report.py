@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import caseload as solver
 from jobenv.synthetic.workflows.caseload import CASELOAD_REPORT, CODES, recheck
 from jobenv.synthetic.writers import write_csv
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 D = dt.date
 
@@ -94,11 +94,6 @@ def task(workflow_task):
     return workflow_task(CASELOAD_REPORT, False, True)
 
 
-def _score(task: Path, out: Path) -> float:
-    t = load_task_dir(task, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _answer(task: Path, out: Path, *, nudge: float = 0.0, hedge: bool = False, blind: bool = False) -> None:
     """A correct answer by hand: typed values (no formulas), columns in another order with a notes column,
     percentages with a % sign; the report section as a Word table with the labels in bold."""
@@ -152,13 +147,13 @@ def _answer(task: Path, out: Path, *, nudge: float = 0.0, hedge: bool = False, b
 
 def test_a_correct_answer_in_another_style_earns_full_credit(task, tmp_path):
     _answer(task, tmp_path / "right")
-    assert _score(task, tmp_path / "right") == 1.0
+    assert score_output(task, tmp_path / "right") == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     _answer(task, tmp_path / "wrong", nudge=0.6)
     _answer(task, tmp_path / "hedged", hedge=True)
     _answer(task, tmp_path / "blind", blind=True)
-    assert _score(task, tmp_path / "wrong") < 1.0
-    assert _score(task, tmp_path / "hedged") < 1.0
-    assert _score(task, tmp_path / "blind") <= 0.1
+    assert score_output(task, tmp_path / "wrong") < 1.0
+    assert score_output(task, tmp_path / "hedged") < 1.0
+    assert score_output(task, tmp_path / "blind") <= 0.1

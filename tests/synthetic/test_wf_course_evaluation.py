@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import coursegain as cg
 from jobenv.synthetic.solvers._deliver import write_memo
 from jobenv.synthetic.workflows import WORKFLOWS
 from jobenv.synthetic.writers import write_csv
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 WF = next(w for w in WORKFLOWS if w.key == "course_evaluation")
 
@@ -65,11 +65,6 @@ def task(workflow_task):
     return workflow_task(WF, False, True)
 
 
-def _score(task: Path, out: Path) -> float:
-    t = load_task_dir(task, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _hand_answer(out: Path, P: dict, f: dict, *, kr_shift: float = 0.0, extra: str = "") -> None:
     """A different writer: a markdown-table-in-docx report and a workbook with typed values, the items in reverse
     order with an extra percentage column."""
@@ -107,22 +102,22 @@ def _facts(task: Path):
 def test_a_hand_written_answer_in_another_style_earns_full_credit(task, tmp_path):
     f, P = _facts(task)
     _hand_answer(tmp_path / "hand", P, f)
-    assert _score(task, tmp_path / "hand") == 1.0
+    assert score_output(task, tmp_path / "hand") == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     f, P = _facts(task)
     _hand_answer(tmp_path / "wrong", P, f, kr_shift=0.04)
-    assert _score(task, tmp_path / "wrong") < 1.0
+    assert score_output(task, tmp_path / "wrong") < 1.0
     _hand_answer(tmp_path / "hedged", P, f, extra=f" (or {f['n_paired'] + 6})")
-    assert _score(task, tmp_path / "hedged") < 1.0
+    assert score_output(task, tmp_path / "hedged") < 1.0
     L = P["labels"]
     blind = tmp_path / "blind"
     write_memo(str(blind / P["deliverables"]["memo"]), [
         f"{L['n_paired']}: 80", f"{L['mean_gain']}: 15.00", f"{L['t']}: 6.50", f"{L['p']}: 0.0001",
         f"{L['dz']}: 0.80", f"{L['hake']}: 0.350", f"{L['kr20']}: 0.780", f"{L['worst']}: Q05",
         f"{L['decision']}: yes", f"{L['premise']}: yes"])
-    assert _score(task, blind) <= 0.1
+    assert score_output(task, blind) <= 0.1
 
 
 def test_the_item_formulas_recalculate_to_the_graded_statistics(task):
@@ -131,4 +126,4 @@ def test_the_item_formulas_recalculate_to_the_graded_statistics(task):
     f, P = _facts(task)
     ws = load_workbook(task / "ground_truth" / "outputs" / P["deliverables"]["workbook"])["Items"]
     assert str(ws["C2"].value).startswith("=AVERAGE(") and str(ws["D2"].value).startswith("=CORREL(")
-    assert _score(task, task / "ground_truth" / "outputs") == 1.0
+    assert score_output(task, task / "ground_truth" / "outputs") == 1.0

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import dmr as solver
 from jobenv.synthetic.workflows import WORKFLOWS
 from jobenv.synthetic.workflows.dmr import recheck
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 WF = next(w for w in WORKFLOWS if w.key == "dmr_desk_review")
 
@@ -116,11 +116,6 @@ def _load(task: Path):
     return solver.analyse(str(task / "task_folder"), params), params
 
 
-def _score(task: Path, out: Path) -> float:
-    t = load_task_dir(task, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _hand_answer(out: Path, P: dict, f: dict, *, total_delta: int = 0, memo_extra: list[str] | None = None) -> None:
     """A reviewer's own workbook: values typed (no formulas), columns in another order with a remarks column and
     ratios at three decimals; the NOV as a Word document with its facts in a table."""
@@ -162,7 +157,7 @@ def _hand_answer(out: Path, P: dict, f: dict, *, total_delta: int = 0, memo_extr
 def test_a_correct_answer_written_by_hand_earns_full_credit(task, tmp_path):
     f, P = _load(task)
     _hand_answer(tmp_path / "hand", P, f)
-    assert _score(task, tmp_path / "hand") == 1.0
+    assert score_output(task, tmp_path / "hand") == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
@@ -170,19 +165,19 @@ def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
 
     f, P = _load(task)
     _hand_answer(tmp_path / "wrong", P, f, total_delta=1)
-    assert _score(task, tmp_path / "wrong") < 1.0
+    assert score_output(task, tmp_path / "wrong") < 1.0
     L = P["labels"]
     _hand_answer(tmp_path / "hedged", P, f, memo_extra=[f"{L['snc']}: Total recoverable copper"])
-    assert _score(task, tmp_path / "hedged") < 1.0
+    assert score_output(task, tmp_path / "hedged") < 1.0
     blind = tmp_path / "blind"
     write_memo(str(blind / P["deliverables"]["memo"]), [
         f"{L['exceed_total']}: 3", f"{L['load_exceed']}: 1", f"{L['worst_load']}: {f['months'][5]}",
         f"{L['snc']}: Ammonia as N", f"{L['decision']}: yes", f"{L['premise']}: yes"])
-    assert _score(task, blind) <= 0.1
+    assert score_output(task, blind) <= 0.1
 
 
 def test_the_superseded_reading_loses(task, tmp_path):
     f, P = _load(task)
     out = tmp_path / "old"
     solver.write_outputs(str(out), P, solver.analyse(str(task / "task_folder"), P, ("old_limits", "detection")))
-    assert _score(task, out) <= 0.5
+    assert score_output(task, out) <= 0.5

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import _erlang, servicedesk
 from jobenv.synthetic.workflows.servicedesk import ERLANG_C_STAFFING, _erlang_c
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 
 def test_erlang_c_matches_hand_checked_values():
@@ -73,11 +73,6 @@ def _facts(task: Path) -> tuple[dict, dict]:
     return servicedesk.analyse(str(task / "task_folder"), P), P
 
 
-def _score(task: Path, out: Path) -> float:
-    t = load_task_dir(task, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _answer(out: Path, P: dict, f: dict, *, fte_shift: float = 0.0, hedge: bool = False) -> None:
     """A hand-made answer: the workbook through openpyxl with values only, intervals in reverse order with only some
     columns, and the memo as a two-column Word table with units."""
@@ -122,20 +117,20 @@ def _answer(out: Path, P: dict, f: dict, *, fte_shift: float = 0.0, hedge: bool 
 def test_a_hand_written_answer_earns_full_credit(task, tmp_path):
     f, P = _facts(task)
     _answer(tmp_path / "hand", P, f)
-    assert _score(task, tmp_path / "hand") == 1.0
+    assert score_output(task, tmp_path / "hand") == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     f, P = _facts(task)
     _answer(tmp_path / "wrong", P, f, fte_shift=0.6)
-    assert _score(task, tmp_path / "wrong") < 1.0
+    assert score_output(task, tmp_path / "wrong") < 1.0
     _answer(tmp_path / "hedged", P, f, hedge=True)
-    assert _score(task, tmp_path / "hedged") < 1.0
+    assert score_output(task, tmp_path / "hedged") < 1.0
     blind = dict(f, aht=420.0, fte=12.0, current_sl=80.0, decision=True, premise=False, growth=0.1,
                  agent_hours=300.0, peak=dict(f["peak"], forecast=20.0, traffic=4.67, agents=7),
                  intervals=[dict(r, forecast=10.0, traffic=2.33, agents=4) for r in f["intervals"]])
     _answer(tmp_path / "blind", dict(P, budget_fte=10.0), blind)
-    assert _score(task, tmp_path / "blind") <= 0.1
+    assert score_output(task, tmp_path / "blind") <= 0.1
 
 
 def test_the_workbook_keeps_live_formulas(task):

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import staffing
 from jobenv.synthetic.workflows.staffing import NURSE_STAFFING_HPPD as WF
 from jobenv.synthetic.workflows.staffing import recheck
 from jobenv.synthetic.writers import write_csv, write_xlsx
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 # ---- a pay period small enough to do by hand ------------------------------------------------------------------
 
@@ -74,11 +74,6 @@ def _facts(task: Path) -> tuple[dict, dict]:
     return staffing.analyse(str(task / "task_folder"), params), params
 
 
-def _score(task: Path, out: Path) -> float:
-    t = load_task_dir(task, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _book(path: Path, params: dict, units: list[dict], extra: list[dict] = ()) -> None:
     """The workbook a nurse manager builds: inputs first, then formulas of their own in another column order (gap
     before need, unrounded), the days of the period in a cell on another sheet."""
@@ -123,7 +118,7 @@ def test_a_correct_answer_with_its_own_formulas_earns_full_credit(task, tmp_path
     out.mkdir()
     _book(out / params["deliverables"]["workbook"], params, facts["units"])
     _memo(out / params["deliverables"]["memo"], params, facts)
-    assert _score(task, out) == 1.0
+    assert score_output(task, out) == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
@@ -135,14 +130,14 @@ def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     units[0]["budgeted_fte"] += 0.5  # one gap off by half an FTE
     _book(wrong / D["workbook"], params, units)
     _memo(wrong / D["memo"], params, facts)
-    assert _score(task, wrong) < 1.0
+    assert score_output(task, wrong) < 1.0
     hedged = tmp_path / "hedged"
     hedged.mkdir()
     second = dict(facts["units"][0], productive_hours=facts["units"][0]["productive_hours"] + 60)
     _book(hedged / D["workbook"], params, facts["units"], [second])  # two rows, two HPPDs for one unit
     _memo(hedged / D["memo"], params, facts, {"shortfall": f"{facts['shortfall']:.1f} or "
                                                            f"{facts['shortfall'] + 3:.1f}"})
-    assert _score(task, hedged) < 1.0
+    assert score_output(task, hedged) < 1.0
     blind = tmp_path / "blind"
     blind.mkdir()
     guess = [dict(u, productive_hours=u["target_hppd"] * 300, patient_days=300, budgeted_fte=30.0)
@@ -151,4 +146,4 @@ def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     _memo(blind / D["memo"], params, facts, {"shortfall": "5.0", "overall": "8.00", "worst": "Medical ICU",
                                              "worst_gap": "3.00", "decision": "No", "premise_hppd": "8.00",
                                              "premise": "No"})
-    assert _score(task, blind) <= 0.1
+    assert score_output(task, blind) <= 0.1

@@ -9,10 +9,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import outage as solver
 from jobenv.synthetic.workflows import WORKFLOWS
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 WF = next(w for w in WORKFLOWS if w.key == "outage_credits")
 
@@ -43,11 +43,6 @@ def _load(task: Path):
     return solver.analyse(str(task / "task_folder"), params), params
 
 
-def _score(task: Path, out: Path) -> float:
-    t = load_task_dir(task, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _hand(out: Path, P: dict, f: dict, *, total_delta: float = 0.0, extra: list[str] | None = None) -> None:
     """An agent's own upload (columns reordered, amounts with a dollar sign, an extra column) and a reply with
     the labelled facts in a Markdown table."""
@@ -69,26 +64,26 @@ def _hand(out: Path, P: dict, f: dict, *, total_delta: float = 0.0, extra: list[
 def test_a_correct_answer_written_by_hand_earns_full_credit(task, tmp_path):
     f, P = _load(task)
     _hand(tmp_path / "hand", P, f)
-    assert _score(task, tmp_path / "hand") == 1.0
+    assert score_output(task, tmp_path / "hand") == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     f, P = _load(task)
     _hand(tmp_path / "wrong", P, f, total_delta=5.0)
-    assert _score(task, tmp_path / "wrong") < 1.0
+    assert score_output(task, tmp_path / "wrong") < 1.0
     L = P["labels"]
     _hand(tmp_path / "hedged", P, f, extra=[f"| {L['fees']} | {f['fees_reversed'] + 10:.2f} |"])
-    assert _score(task, tmp_path / "hedged") < 1.0
+    assert score_output(task, tmp_path / "hedged") < 1.0
     blind = tmp_path / "blind"
     blind.mkdir()
     (blind / P["deliverables"]["memo"]).write_text("\n".join(
         f"{L[k]}: {v}" for k, v in [("total", "250.00"), ("named", "20.00"), ("ineligible", "3"), ("fees", "20.00"),
                                     ("flagged", "1"), ("decision", "yes"), ("premise", "no")]) + "\n")
-    assert _score(task, blind) <= 0.1
+    assert score_output(task, blind) <= 0.1
 
 
 def test_the_2019_policy_loses(task, tmp_path):
     f, P = _load(task)
     out = tmp_path / "old"
     solver.write_outputs(str(out), P, solver.analyse(str(task / "task_folder"), P, ("thirty_day", "tax", "goodwill")))
-    assert _score(task, out) <= 0.5
+    assert score_output(task, out) <= 0.5

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import capability as solver
 from jobenv.synthetic.workflows.capability import PPAP_CAPABILITY, recheck
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 K5 = {"A2": 0.577, "D3": 0.0, "D4": 2.114, "d2": 2.326}
 A = [10.00, 10.02, 10.01, 9.99, 10.03]  # mean 10.01, range 0.04
@@ -77,11 +77,6 @@ def task(workflow_task) -> Path:
     return workflow_task(PPAP_CAPABILITY, True, False)
 
 
-def _score(task: Path, out: Path) -> float:
-    t = load_task_dir(task, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _by_hand(out: Path, P: dict, f: dict, *, cpk_shift: float = 0.0, extra: list[str] | None = None) -> None:
     """The study written without the solver: the workbook's own formulas on a transposed layout (readings in
     columns B-F of a sheet whose first column is the timestamp), the slide's lines in a table, the memo in prose
@@ -139,15 +134,15 @@ def _facts(task: Path) -> tuple[dict, dict]:
 def test_a_correct_study_with_its_own_formulas_earns_full_credit(task, tmp_path):
     P, f = _facts(task)
     _by_hand(tmp_path / "ok", P, f)
-    assert _score(task, tmp_path / "ok") == 1.0
+    assert score_output(task, tmp_path / "ok") == 1.0
 
 
 def test_wrong_hedged_and_blind_studies_lose(task, tmp_path):
     P, f = _facts(task)
     _by_hand(tmp_path / "wrong", P, f, cpk_shift=0.05)
-    assert _score(task, tmp_path / "wrong") < 1.0
+    assert score_output(task, tmp_path / "wrong") < 1.0
     _by_hand(tmp_path / "hedged", P, f, extra=[f"{P['labels']['cpk']}: {f['cpk'] + 0.2:.2f}"])
-    assert _score(task, tmp_path / "hedged") < 1.0
+    assert score_output(task, tmp_path / "hedged") < 1.0
     blind = tmp_path / "blind"
     L = P["labels"]
     from jobenv.synthetic.solvers._deliver import write_memo
@@ -156,4 +151,4 @@ def test_wrong_hedged_and_blind_studies_lose(task, tmp_path):
         f"{L['n_subgroups']}: 25", f"{L['grand_mean']}: 12.7000", f"{L['rbar']}: 0.0050", f"{L['ucl_x']}: 12.7030",
         f"{L['lcl_x']}: 12.6970", f"{L['ucl_r']}: 0.0106", f"{L['ooc']}: none", f"{L['ooc_count']}: 0",
         f"{L['cpk']}: 1.45", f"{L['ppk']}: 1.38", f"{L['decision']}: yes", f"{L['premise']}: yes"])
-    assert _score(task, blind) <= 0.1
+    assert score_output(task, blind) <= 0.1

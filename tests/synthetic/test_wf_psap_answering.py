@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import _erlang, psap
 from jobenv.synthetic.workflows.psap import PSAP_ANSWERING
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 
 def _tiny(folder: Path) -> dict:
@@ -59,11 +59,6 @@ def task(workflow_task) -> Path:
     return workflow_task(PSAP_ANSWERING, False, False)
 
 
-def _score(task: Path, out: Path) -> float:
-    t = load_task_dir(task, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _answer(out: Path, P: dict, f: dict, *, hedge: bool = False) -> None:
     """By hand: an openpyxl workbook of typed values with the Summary and Positions columns swapped, and the memo
     as a Word table."""
@@ -105,13 +100,13 @@ def test_hand_written_wrong_hedged_and_blind_answers(task, tmp_path):
     P = json.loads((task / "ground_truth" / "params.json").read_text())
     f = psap.analyse(str(task / "task_folder"), P)
     _answer(tmp_path / "hand", P, f)
-    assert _score(task, tmp_path / "hand") == 1.0
+    assert score_output(task, tmp_path / "hand") == 1.0
     _answer(tmp_path / "wrong", P, dict(f, pct_1=f["pct_1"] + 0.5))
-    assert _score(task, tmp_path / "wrong") < 1.0
+    assert score_output(task, tmp_path / "wrong") < 1.0
     _answer(tmp_path / "hedged", P, f, hedge=True)
-    assert _score(task, tmp_path / "hedged") < 1.0
+    assert score_output(task, tmp_path / "hedged") < 1.0
     blind = dict(f, calls=2000, pct_1=91.0, pct_2=95.5, abandon_pct=2.0, positions=4, decision=True, premise=True,
                  worst={"hour": 17, "pct_1": 85.0}, busy=dict(f["busy"], traffic=1.2),
                  hours=[dict(r, pct_1=90.0, calls=80) for r in f["hours"]])
     _answer(tmp_path / "blind", P, blind)
-    assert _score(task, tmp_path / "blind") <= 0.1
+    assert score_output(task, tmp_path / "blind") <= 0.1

@@ -9,10 +9,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import regz as solver
 from jobenv.synthetic.workflows import regz
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 WF = regz.REG_Z_RESCISSION
 
@@ -62,11 +62,6 @@ def task(workflow_task):
     path = workflow_task(WF, True, False)
     params = json.loads((path / "ground_truth" / "params.json").read_text())
     return path, params, solver.analyse(str(path / "task_folder"), params)
-
-
-def _score(task_dir: Path, out: Path) -> float:
-    t = load_task_dir(task_dir, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
 
 
 _KEYS = ("prepaid", "amount_financed", "finance_charge", "apr", "understatement")
@@ -126,17 +121,17 @@ def _answer(out: Path, P: dict, facts: dict, *, apr: float | None = None, second
 def test_a_correct_answer_in_another_layout_earns_full_credit(task, tmp_path):
     path, P, facts = task
     _answer(tmp_path / "right", P, facts)
-    assert _score(path, tmp_path / "right") == 1.0
+    assert score_output(path, tmp_path / "right") == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     path, P, facts = task
     _answer(tmp_path / "wrong", P, facts, apr=round(facts["apr"] + 0.05, 3))
-    assert _score(path, tmp_path / "wrong") < 1.0
+    assert score_output(path, tmp_path / "wrong") < 1.0
     _answer(tmp_path / "hedged", P, facts, second_apr=round(facts["apr"] + 0.25, 3))
-    assert _score(path, tmp_path / "hedged") < 1.0
+    assert score_output(path, tmp_path / "hedged") < 1.0
     _answer(tmp_path / "blind", P, facts, blind=True)
-    assert _score(path, tmp_path / "blind") <= 0.1
+    assert score_output(path, tmp_path / "blind") <= 0.1
 
 
 def test_the_task_plants_the_traps_it_claims(task):

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import reorder as solver
 from jobenv.synthetic.workflows.reorder import REORDER_POINTS as WF
 from jobenv.synthetic.workflows.reorder import recheck
 from jobenv.synthetic.writers import write_csv, write_xlsx
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 
 def test_safety_stock_reorder_point_and_eoq_by_hand():
@@ -111,11 +111,6 @@ def _load(task: Path) -> tuple[dict, dict]:
     return solver.analyse(str(task / "task_folder"), params), params
 
 
-def _score(task: Path, out: Path) -> float:
-    t = load_task_dir(task, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _hand(out: Path, P: dict, f: dict, *, rop_delta: float = 0.0, extra: list[str] | None = None,
           blind: bool = False) -> None:
     """A merchant's own answer: the plan sheet typed in (no formulas) with the columns in reverse order, flags in
@@ -157,18 +152,18 @@ def _hand(out: Path, P: dict, f: dict, *, rop_delta: float = 0.0, extra: list[st
 def test_a_correct_answer_written_by_hand_earns_full_credit(task, tmp_path):
     f, P = _load(task)
     _hand(tmp_path / "hand", P, f)
-    assert _score(task, tmp_path / "hand") == 1.0
+    assert score_output(task, tmp_path / "hand") == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     f, P = _load(task)
     _hand(tmp_path / "wrong", P, f, rop_delta=3.0)
-    assert _score(task, tmp_path / "wrong") < 1.0
+    assert score_output(task, tmp_path / "wrong") < 1.0
     L = P["labels"]
     _hand(tmp_path / "hedged", P, f, extra=[f"| {L['po_total']} | {f['po_total'] + 250:.2f} |"])
-    assert _score(task, tmp_path / "hedged") < 1.0
+    assert score_output(task, tmp_path / "hedged") < 1.0
     _hand(tmp_path / "blind", P, f, blind=True)
-    assert _score(task, tmp_path / "blind") <= 0.1
+    assert score_output(task, tmp_path / "blind") <= 0.1
 
 
 def test_the_superseded_lead_time_notice_loses(task, tmp_path):
@@ -176,4 +171,4 @@ def test_the_superseded_lead_time_notice_loses(task, tmp_path):
     old = solver.analyse(str(task / "task_folder"), P, ("old_lead_time",))
     assert old["lead_main"] < f["lead_main"] and [r["flag"] for r in old["rows"]] != [r["flag"] for r in f["rows"]]
     solver.write_outputs(str(tmp_path / "old"), P, old)
-    assert _score(task, tmp_path / "old") <= 0.75
+    assert score_output(task, tmp_path / "old") <= 0.75

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import rmd as solver
 from jobenv.synthetic.workflows import WORKFLOWS
 from jobenv.synthetic.workflows import rmd as wfmod
 from jobenv.synthetic.writers import write_csv, write_xlsx
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 WF = next(w for w in WORKFLOWS if w.key == "rmd_household")
 
@@ -106,11 +106,6 @@ def _load(task: Path):
     return solver.analyse(str(task / "task_folder"), params), params
 
 
-def _score(task: Path, out: Path) -> float:
-    t = load_task_dir(task, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _hand(out: Path, P: dict, f: dict, *, total_delta: float = 0.0, extra: tuple[str, str] | None = None,
           blind: bool = False) -> None:
     """An advisor's own workbook (columns reordered, a notes column, RMD as a formula over typed balances and
@@ -156,17 +151,17 @@ def _hand(out: Path, P: dict, f: dict, *, total_delta: float = 0.0, extra: tuple
 def test_a_correct_answer_written_by_hand_earns_full_credit(task, tmp_path):
     f, P = _load(task)
     _hand(tmp_path / "hand", P, f)
-    assert _score(task, tmp_path / "hand") == 1.0
+    assert score_output(task, tmp_path / "hand") == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     f, P = _load(task)
     _hand(tmp_path / "wrong", P, f, total_delta=500.0)
-    assert _score(task, tmp_path / "wrong") < 1.0
+    assert score_output(task, tmp_path / "wrong") < 1.0
     _hand(tmp_path / "hedged", P, f, extra=(P["labels"]["inherited"], f"{f['inherited'] * 1.2:.2f}"))
-    assert _score(task, tmp_path / "hedged") < 1.0
+    assert score_output(task, tmp_path / "hedged") < 1.0
     _hand(tmp_path / "blind", P, f, blind=True)
-    assert _score(task, tmp_path / "blind") <= 0.1
+    assert score_output(task, tmp_path / "blind") <= 0.1
 
 
 def test_the_superseded_2021_procedure_loses(task, tmp_path):
@@ -174,7 +169,7 @@ def test_the_superseded_2021_procedure_loses(task, tmp_path):
     out = tmp_path / "old"
     # the archived memo: RMDs from 72, on the most recent statement
     solver.write_outputs(str(out), P, solver.analyse(str(task / "task_folder"), P, ("age72", "latest")))
-    assert _score(task, out) <= 0.5
+    assert score_output(task, out) <= 0.5
 
 
 def test_every_trap_of_the_drawn_task_changes_a_graded_fact(task):

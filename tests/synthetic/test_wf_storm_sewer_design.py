@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import storm as solver
 from jobenv.synthetic.workflows import storm
 from jobenv.synthetic.writers import write_csv, write_xlsx
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 WF = storm.STORM_SEWER_DESIGN
 
@@ -93,11 +93,6 @@ def task(workflow_task):
     return path, params, solver.analyse(str(path / "task_folder"), params)
 
 
-def _score(task_dir: Path, out: Path) -> float:
-    t = load_task_dir(task_dir, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _answer(out: Path, P: dict, facts: dict, *, q_out: float | None = None, second_tc: float | None = None,
             blind: bool = False) -> None:
     """An answer by hand: the Reaches sheet with typed values, columns reordered, an extra notes column and the
@@ -145,24 +140,24 @@ def _answer(out: Path, P: dict, facts: dict, *, q_out: float | None = None, seco
 def test_a_correct_answer_in_another_layout_earns_full_credit(task, tmp_path):
     path, P, facts = task
     _answer(tmp_path / "right", P, facts)
-    assert _score(path, tmp_path / "right") == 1.0
+    assert score_output(path, tmp_path / "right") == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     path, P, facts = task
     _answer(tmp_path / "wrong", P, facts, q_out=round(facts["outfall_q"] * 1.08, 2))
-    assert _score(path, tmp_path / "wrong") < 1.0
+    assert score_output(path, tmp_path / "wrong") < 1.0
     _answer(tmp_path / "hedged", P, facts, second_tc=facts["outfall_tc"] + 1.5)
-    assert _score(path, tmp_path / "hedged") < 1.0
+    assert score_output(path, tmp_path / "hedged") < 1.0
     _answer(tmp_path / "blind", P, facts, blind=True)
-    assert _score(path, tmp_path / "blind") <= 0.1
+    assert score_output(path, tmp_path / "blind") <= 0.1
 
 
 def test_the_superseded_manual_and_idf_table_loses(task, tmp_path):
     path, P, facts = task
     out = tmp_path / "old"
     solver.write_outputs(str(out), P, solver.analyse(str(path / "task_folder"), P, ("old_idf", "one_storm", "min_tc")))
-    assert _score(path, out) <= 0.5
+    assert score_output(path, out) <= 0.5
 
 
 def test_each_planted_item_changes_the_answer(task):

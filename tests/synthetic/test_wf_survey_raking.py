@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import survey_raking as solver
 from jobenv.synthetic.workflows import WORKFLOWS
 from jobenv.synthetic.workflows.survey_raking import recheck
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 WF = next(w for w in WORKFLOWS if w.key == "survey_raking")
 
@@ -75,11 +75,6 @@ def task(workflow_task):
     return path, params, solver.analyse(str(path / "task_folder"), params)
 
 
-def _score(task_dir: Path, out: Path) -> float:
-    t = load_task_dir(task_dir, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _answer(out: Path, P: dict, facts: dict, *, deff: float | None = None, second_moe: float | None = None,
             blind: bool = False) -> None:
     """An analyst's own answer: the weights with the columns reordered, four decimals and a stratum column; the
@@ -123,17 +118,17 @@ def _answer(out: Path, P: dict, facts: dict, *, deff: float | None = None, secon
 def test_a_correct_answer_in_another_layout_earns_full_credit(task, tmp_path):
     path, P, facts = task
     _answer(tmp_path / "right", P, facts)
-    assert _score(path, tmp_path / "right") == 1.0
+    assert score_output(path, tmp_path / "right") == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     path, P, facts = task
     _answer(tmp_path / "wrong", P, facts, deff=facts["deff"] + 0.05)
-    assert _score(path, tmp_path / "wrong") < 1.0
+    assert score_output(path, tmp_path / "wrong") < 1.0
     _answer(tmp_path / "hedged", P, facts, second_moe=facts["moe"] + 0.8)
-    assert _score(path, tmp_path / "hedged") < 1.0
+    assert score_output(path, tmp_path / "hedged") < 1.0
     _answer(tmp_path / "blind", P, facts, blind=True)
-    assert _score(path, tmp_path / "blind") <= 0.1
+    assert score_output(path, tmp_path / "blind") <= 0.1
 
 
 def test_the_superseded_weighting_plan_loses(task, tmp_path):
@@ -141,7 +136,7 @@ def test_the_superseded_weighting_plan_loses(task, tmp_path):
     out = tmp_path / "old"
     # the earlier memo: its cap and the archived population table it names
     solver.write_outputs(str(out), P, solver.analyse(str(path / "task_folder"), P, ("old_cap", "old_margins")))
-    assert _score(path, out) <= 0.5
+    assert score_output(path, out) <= 0.5
 
 
 def test_the_drawn_task_plants_each_trap_and_the_recheck_agrees(task):

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import stackup as solver
 from jobenv.synthetic.workflows.stackup import TOLERANCE_STACKUP, recheck
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 
 def test_an_asymmetric_row_becomes_its_mean_and_half_band():
@@ -53,11 +53,6 @@ def test_the_stack_by_hand(tmp_path):
 @pytest.fixture(scope="module")
 def task(workflow_task) -> Path:
     return workflow_task(TOLERANCE_STACKUP, False, True)
-
-
-def _score(task: Path, out: Path) -> float:
-    t = load_task_dir(task, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
 
 
 def _by_hand(out: Path, P: dict, f: dict, *, shift: float = 0.0, extra: list[str] | None = None) -> None:
@@ -103,7 +98,7 @@ def _facts(task: Path) -> tuple[dict, dict]:
 def test_a_correct_stackup_with_its_own_formulas_earns_full_credit(task, tmp_path):
     P, f = _facts(task)
     _by_hand(tmp_path / "ok", P, f)
-    assert _score(task, tmp_path / "ok") == 1.0
+    assert score_output(task, tmp_path / "ok") == 1.0
 
 
 def test_wrong_hedged_and_blind_stackups_lose(task, tmp_path):
@@ -111,12 +106,12 @@ def test_wrong_hedged_and_blind_stackups_lose(task, tmp_path):
 
     P, f = _facts(task)
     _by_hand(tmp_path / "wrong", P, f, shift=0.02)
-    assert _score(task, tmp_path / "wrong") < 1.0
+    assert score_output(task, tmp_path / "wrong") < 1.0
     other = next(r["ref"] for r in f["rows"] if r["ref"] != f["top"])
     _by_hand(tmp_path / "hedged", P, f, extra=[f"- {P['labels']['top']} = {f['top']} or {other}"])
-    assert _score(task, tmp_path / "hedged") < 1.0
+    assert score_output(task, tmp_path / "hedged") < 1.0
     L = P["labels"]
     write_memo(str(tmp_path / "blind" / P["deliverables"]["memo"]), [
         f"{L['nominal_gap']}: 0.400", f"{L['mean_gap']}: 0.380", f"{L['wc_min']}: 0.050", f"{L['rss_min']}: 0.250",
         f"{L['top']}: D1", f"{L['top_share']}: 40.0", f"{L['decision']}: yes", f"{L['premise']}: yes"])
-    assert _score(task, tmp_path / "blind") <= 0.1
+    assert score_output(task, tmp_path / "blind") <= 0.1

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import perdiem
 from jobenv.synthetic.workflows.perdiem import TRAVEL_PER_DIEM as WF
 from jobenv.synthetic.workflows.perdiem import recheck
 from jobenv.synthetic.writers import write_csv, write_xlsx
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 BREAKDOWN = {"breakfast": 16, "lunch": 17, "dinner": 31}
 
@@ -70,11 +70,6 @@ def task(workflow_task) -> Path:
     return workflow_task(WF, False, True)
 
 
-def _score(task: Path, out: Path) -> float:
-    t = load_task_dir(task, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _book(path: Path, rows: list[dict], extra: list[dict] = ()) -> None:
     """An administrator's workbook: inputs, then formulas of their own (M&IE from full-day equivalents)."""
     from openpyxl import Workbook
@@ -121,7 +116,7 @@ def test_a_correct_answer_with_its_own_formulas_earns_full_credit(task, tmp_path
     D = params["deliverables"]
     _book(tmp_path / D["workbook"], facts["travellers"])
     _memo(tmp_path / D["memo"], params, facts)
-    assert _score(task, tmp_path) == 1.0
+    assert score_output(task, tmp_path) == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
@@ -133,13 +128,13 @@ def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     rows[0]["meals_deducted"] = 0.0  # one traveller's provided lunch not deducted
     _book(wrong / D["workbook"], rows)
     _memo(wrong / D["memo"], params, facts)
-    assert _score(task, wrong) < 1.0
+    assert score_output(task, wrong) < 1.0
     hedged = tmp_path / "hedged"
     hedged.mkdir()
     _book(hedged / D["workbook"], facts["travellers"], [dict(facts["travellers"][0], room_allowed=0.0)])
     _memo(hedged / D["memo"], params, facts, {"total": f"{facts['total_allowable']:.2f} or "
                                                       f"{facts['total_allowable'] + 50:.2f}"})
-    assert _score(task, hedged) < 1.0
+    assert score_output(task, hedged) < 1.0
     blind = tmp_path / "blind"
     blind.mkdir()
     guess = [dict(r, travel_days=4, mie_rate=69.0, meals_deducted=0.0, room_allowed=450.0, lodging_tax=60.0,
@@ -148,4 +143,4 @@ def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     _memo(blind / D["memo"], params, facts, {"total": "6000.00", "over": "150.00", "worst": facts["travellers"][0]
                                              ["traveller"], "worst_over": "100.00", "decision": "No",
                                              "named_mie": "241.50", "premise": "No"})
-    assert _score(task, blind) <= 0.1
+    assert score_output(task, blind) <= 0.1

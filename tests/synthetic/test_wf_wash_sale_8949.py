@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.gates import grade_checks, weighted_score
 from jobenv.synthetic.solvers import washsale as solver
 from jobenv.synthetic.workflows import washsale
 from jobenv.synthetic.writers import write_csv, write_xlsx
-from jobenv.tasks import load_task_dir
+
+from .conftest import score_output
 
 WF = washsale.WASH_SALE_8949
 
@@ -97,11 +97,6 @@ def task(workflow_task):
     return path, params, solver.analyse(str(path / "task_folder"), params)
 
 
-def _score(task_dir: Path, out: Path) -> float:
-    t = load_task_dir(task_dir, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
-
-
 def _answer(out: Path, P: dict, facts: dict, *, st: float | None = None, hedge: bool = False, blind: bool = False) -> None:
     """An answer by hand: the schedule's columns in another order with a broker column, dollar signs and thousands
     separators, terms capitalised; the memo as a Markdown table (or a Word table) with dollar amounts."""
@@ -143,17 +138,17 @@ def _answer(out: Path, P: dict, facts: dict, *, st: float | None = None, hedge: 
 def test_a_correct_answer_in_another_layout_earns_full_credit(task, tmp_path):
     path, P, facts = task
     _answer(tmp_path / "right", P, facts)
-    assert _score(path, tmp_path / "right") == 1.0
+    assert score_output(path, tmp_path / "right") == 1.0
 
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     path, P, facts = task
     _answer(tmp_path / "wrong", P, facts, st=round(facts["st"] + 137.5, 2))
-    assert _score(path, tmp_path / "wrong") < 1.0
+    assert score_output(path, tmp_path / "wrong") < 1.0
     _answer(tmp_path / "hedged", P, facts, hedge=True)
-    assert _score(path, tmp_path / "hedged") < 1.0
+    assert score_output(path, tmp_path / "hedged") < 1.0
     _answer(tmp_path / "blind", P, facts, blind=True)
-    assert _score(path, tmp_path / "blind") <= 0.1
+    assert score_output(path, tmp_path / "blind") <= 0.1
 
 
 def test_the_superseded_election_and_procedure_loses(task, tmp_path):
@@ -162,7 +157,7 @@ def test_the_superseded_election_and_procedure_loses(task, tmp_path):
     path, P, facts = task
     out = tmp_path / "old"
     solver.write_outputs(str(out), P, solver.analyse(str(path / "task_folder"), P, ("election", "january", "commission")))
-    assert _score(path, out) <= 0.75
+    assert score_output(path, out) <= 0.75
 
 
 def test_every_shortcut_changes_the_drawn_answer(task):

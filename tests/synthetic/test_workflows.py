@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from jobenv.judge import make_judge
-from jobenv.synthetic.gates import MAX_NAIVE_SCORE, TaskMeta, grade_checks, weighted_score
+from jobenv.synthetic.gates import MAX_NAIVE_SCORE, TaskMeta, grade_checks
 from jobenv.synthetic.workflows import WORKFLOWS, workflows_for
 from jobenv.synthetic.workflows.write import recheck_task, rubric_json, solver_module
 from jobenv.tasks import load_task_dir
 
-from .conftest import write_drawn
+from .conftest import score_output, write_drawn
 
 # One gated task per workflow (decision yes, premise no: the task each workflow's own module grades too); a gated
 # draw costs 10-60 s of workbook recalculation, so the other answers are shown by draws solved without the gates.
@@ -66,11 +66,6 @@ def test_every_answer_pair_can_be_drawn_and_the_solver_reaches_it(key, tmp_path)
 def _facts_and_params(wf, task: Path):
     params = json.loads((task / "ground_truth" / "params.json").read_text())
     return solver_module(wf).analyse(str(task / "task_folder"), params), params
-
-
-def _score(task: Path, out: Path) -> float:
-    t = load_task_dir(task, "synthetic")
-    return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
 
 
 def test_every_workflow_names_real_professions_and_a_method():
@@ -539,7 +534,7 @@ def test_correct_answers_written_differently_earn_full_credit(tasks, tmp_path, s
         facts, params = _facts_and_params(wf, task)
         out = tmp_path / task.parent.parent.name
         _ANSWERS[wf.key](out, params, facts, style)
-        assert _score(task, out) == 1.0
+        assert score_output(task, out) == 1.0
 
 
 _ARCHIVED = {  # each workflow's superseded procedure, as its archived document states it: (params, shortcuts)
@@ -575,7 +570,7 @@ def test_a_procedure_that_follows_the_archived_plan_loses(tasks, tmp_path):
         out = tmp_path / task.parent.parent.name
         archived, shortcuts = _ARCHIVED[wf.key](params)
         solver.write_outputs(str(out), params, solver.analyse(str(task / "task_folder"), archived, shortcuts))
-        assert _score(task, out) <= 0.75
+        assert score_output(task, out) <= 0.75
 
 
 def _labelled(lines: list[str]) -> list[tuple[str, str]]:
@@ -610,7 +605,7 @@ def test_hedged_and_blind_answers_earn_nothing_for_what_they_hedge(tasks, tmp_pa
         blind = tmp_path / "blind" / task.parent.parent.name
         write_memo(str(blind / memo), [f"{k}: " + ("0.0" if v[0].isdigit() else "no" if v in ("yes", "no") else "none")
                                        for k, v in pairs])
-        assert _score(task, blind) <= 0.1
+        assert score_output(task, blind) <= 0.1
 
 
 def test_same_stream_same_task_bytes(tmp_path):
