@@ -23,16 +23,16 @@ for _var in ("JOBENV_JUDGE_BASE_URL", "JOBENV_JUDGE_API_KEY", "JOBENV_JUDGE_MODE
     os.environ.pop(_var, None)
 
 
-# Tests run on two pytest-xdist workers (``-n 2`` in pyproject.toml) as units of work that the first free worker
-# takes, each unit's tests in order, one at a time, as they would run without xdist. The side stream comes first: the
-# tests that mostly wait on pip, the package index and dockerd (Docker image builds, fresh-venv installs, the trainer
-# integrations; one unit, so its venvs are made once), whose waits overlap with the other worker's work. Then the
-# 200-task split (the longest of the rest), each remaining test folder, and last one short unit per profession
-# workflow (its own module with its share of the common tests, so its task is drawn once).
+# Tests run on two pytest-xdist workers (``-n 2`` in pyproject.toml) as units of work, each unit's tests in collection
+# order, one at a time, as they would run without xdist. Two long units start at once: the main stream, and the side
+# stream of tests that mostly wait on pip, the package index and dockerd (Docker image builds, fresh-venv installs,
+# the trainer integrations), so those waits overlap with the main stream's work. The tests that draw gated tasks
+# with workbooks (seconds of recalculation per task) come after, as short units that whichever worker is free takes
+# next: the 200-task split, and one unit per profession workflow (its own module with its share of the common
+# tests, so that its task is drawn once).
 SIDE_STREAM = ("tests/image/", "tests/install/", "tests/integrations/", "tests/harbor/test_export_in_harbor.py")
 _WORKFLOW_MODULE = re.compile(r"tests/synthetic/test_wf_(\w+)\.py::")
 _COMMON_WORKFLOW_TESTS = "tests/synthetic/test_workflows.py::"
-_UNIT_ORDER = ("side", "split200", "folder:", "workflow:")
 
 
 def unit_of(nodeid: str) -> str:
@@ -49,7 +49,7 @@ def unit_of(nodeid: str) -> str:
         ids = set(nodeid.partition("[")[2].rstrip("]").split("-"))
         key = next((wf.key for wf in WORKFLOWS if wf.key in ids), None)
         return "workflow:" + key if key else "workflow:common"
-    return "folder:" + nodeid.split("::")[0].split("/")[1]
+    return "main"
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
@@ -60,7 +60,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
         def _split_scope(self, nodeid: str) -> str:
             return unit_of(nodeid)
 
-    config.option.loadscopereorder = False  # units in the order the tests were sorted into (see collection below)
+    config.option.loadscopereorder = False  # units in collection order: main and side first, the short ones after
     return Units(config, log)
 
 
@@ -73,13 +73,10 @@ def _uses_docker(item: pytest.Item) -> bool:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test that needs the Docker engine carries the ``docker`` marker (``-m "not docker"`` leaves it out),
-    however it got there: the ``docker_image`` fixture or a ``docker`` parameter; and the tests are sorted into their
-    units' order, which the xdist scheduler above hands out."""
+    however it got there: the ``docker_image`` fixture or a ``docker`` parameter."""
     for item in items:
         if _uses_docker(item) and item.get_closest_marker("docker") is None:
             item.add_marker(pytest.mark.docker)
-    # units in the order above (a stable sort: each unit keeps its tests' collection order)
-    items.sort(key=lambda item: next(k for k, p in enumerate(_UNIT_ORDER) if unit_of(item.nodeid).startswith(p)))
 
 
 @pytest.fixture

@@ -36,21 +36,15 @@ def docker_image() -> str:
         client = docker_client()
     except SandboxUnavailableError as exc:
         pytest.skip(f"Docker engine not available on this machine: {exc}")
-    import fcntl
-    import tempfile
-
-    # both test workers may need the image first at once: one builds it while the other waits for it
-    with open(Path(tempfile.gettempdir()) / "jobenv-test-image.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            client.images.get(DOCKER_TEST_IMAGE)
-        except Exception:
-            proc = subprocess.run([str(ROOT / "scripts" / "build_test_image.sh"), DOCKER_TEST_IMAGE],
-                                  capture_output=True, text=True, timeout=1800)
-            if proc.returncode != 0:
-                pytest.fail(f"could not build the test image {DOCKER_TEST_IMAGE}:\n{proc.stdout}\n{proc.stderr}")
-        finally:
-            client.close()
+    try:
+        client.images.get(DOCKER_TEST_IMAGE)
+    except Exception:
+        proc = subprocess.run([str(ROOT / "scripts" / "build_test_image.sh"), DOCKER_TEST_IMAGE],
+                              capture_output=True, text=True, timeout=1800)
+        if proc.returncode != 0:
+            pytest.fail(f"could not build the test image {DOCKER_TEST_IMAGE}:\n{proc.stdout}\n{proc.stderr}")
+    finally:
+        client.close()
     return DOCKER_TEST_IMAGE
 
 
