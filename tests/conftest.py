@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -23,45 +22,25 @@ for _var in ("JOBENV_JUDGE_BASE_URL", "JOBENV_JUDGE_API_KEY", "JOBENV_JUDGE_MODE
     os.environ.pop(_var, None)
 
 
-# Tests run on two pytest-xdist workers (``-n 2`` in pyproject.toml) as units of work, each unit's tests in collection
-# order, one at a time, as they would run without xdist. Two long units start at once: the main stream, and the side
-# stream of tests that mostly wait on pip, the package index and dockerd (Docker image builds, fresh-venv installs,
-# the trainer integrations), so those waits overlap with the main stream's work. The tests that draw gated tasks
-# with workbooks (seconds of recalculation per task) come after, as short units that whichever worker is free takes
-# next: the 200-task split, and one unit per profession workflow (its own module with its share of the common
-# tests, so that its task is drawn once).
-SIDE_STREAM = ("tests/image/", "tests/install/", "tests/integrations/", "tests/harbor/test_export_in_harbor.py")
-_WORKFLOW_MODULE = re.compile(r"tests/synthetic/test_wf_(\w+)\.py::")
-_COMMON_WORKFLOW_TESTS = "tests/synthetic/test_workflows.py::"
-
-
-def unit_of(nodeid: str) -> str:
-    """The unit of work a test belongs to (see above)."""
-    if nodeid.startswith(SIDE_STREAM):
-        return "side"
-    if nodeid.startswith("tests/synthetic/test_split_200.py::"):
-        return "split200"
-    if m := _WORKFLOW_MODULE.match(nodeid):
-        return "workflow:" + m.group(1)
-    if nodeid.startswith(_COMMON_WORKFLOW_TESTS):
-        from jobenv.synthetic.workflows import WORKFLOWS
-
-        ids = set(nodeid.partition("[")[2].rstrip("]").split("-"))
-        key = next((wf.key for wf in WORKFLOWS if wf.key in ids), None)
-        return "workflow:" + key if key else "workflow:common"
-    return "main"
+# Tests run in two streams, one per pytest-xdist worker (``-n 2`` in pyproject.toml). The side stream holds the
+# tests that mostly wait on pip, the package index and dockerd (Docker image builds, fresh-venv installs, the
+# trainer integrations), so they overlap with the rest, and the tests that draw gated tasks with workbooks (the
+# profession workflows' tests and the 200-task split: seconds of recalculation per task), which fill the side
+# stream's waits and balance the two; within a stream tests run in collection order, one at a time, as they would
+# without xdist.
+SIDE_STREAM = ("tests/image/", "tests/install/", "tests/integrations/", "tests/harbor/test_export_in_harbor.py",
+               "tests/synthetic/test_workflows.py", "tests/synthetic/test_wf_", "tests/synthetic/test_split_200.py")
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     from xdist.scheduler import LoadScopeScheduling
 
-    class Units(LoadScopeScheduling):
+    class TwoStreams(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return unit_of(nodeid)
+            return "side" if nodeid.startswith(SIDE_STREAM) else "main"
 
-    config.option.loadscopereorder = False  # units in collection order: main and side first, the short ones after
-    return Units(config, log)
+    return TwoStreams(config, log)
 
 
 def _uses_docker(item: pytest.Item) -> bool:
