@@ -24,12 +24,11 @@ for _var in ("JOBENV_JUDGE_BASE_URL", "JOBENV_JUDGE_API_KEY", "JOBENV_JUDGE_MODE
 
 # Tests run in two streams, one per pytest-xdist worker (``-n 2`` in pyproject.toml). The side stream holds the
 # tests that mostly wait on pip, the package index and dockerd (Docker image builds, fresh-venv installs, the
-# trainer integrations), so they overlap with the rest, and the tests that draw gated tasks with workbooks (the
-# profession workflows' tests and the 200-task split: seconds of recalculation per task), which fill the side
-# stream's waits and balance the two; within a stream tests run in collection order, one at a time, as they would
-# without xdist.
+# trainer integrations), so they overlap with the rest, and the profession workflows' tests (one gated task drawn per
+# workflow, seconds of workbook recalculation apiece), which fill the side stream's waits; within a stream tests run
+# in collection order, one at a time, as they would without xdist.
 SIDE_STREAM = ("tests/image/", "tests/install/", "tests/integrations/", "tests/harbor/test_export_in_harbor.py",
-               "tests/synthetic/test_workflows.py", "tests/synthetic/test_wf_", "tests/synthetic/test_split_200.py")
+               "tests/synthetic/test_workflows.py", "tests/synthetic/test_wf_")
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
