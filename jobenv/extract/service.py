@@ -264,6 +264,9 @@ class _Worker:
         except (OSError, pickle.UnpicklingError, EOFError, struct.error):
             self.kill()
             raise _Stopped(STOPPED_CRASH) from None
+        except BaseException:  # interrupted here (a caller's timeout, Ctrl-C): the rest of this job's reply is
+            self.kill()  # still on its way, and a reused worker would hand it to the next job as that job's
+            raise
         finally:
             budget.spent += max(0.0, last - start)
 
