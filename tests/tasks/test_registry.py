@@ -156,12 +156,15 @@ def test_synthetic_env_generates_from_its_seed(data_dir: Path):
         env.close()
 
 
-def test_jobtasks_train_falls_back_to_generated_split_then_prefers_download(data_dir: Path, tmp_path: Path):
+def test_jobtasks_train_falls_back_to_generated_split_then_prefers_download(data_dir: Path, tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch):
     from jobenv import registry
 
-    registry_default = registry.DEFAULT_SYNTHETIC_TASKS
+    # three tasks stand for the default's 24 (the same prefix of the same stream; a draw costs seconds)
+    monkeypatch.setattr(registry, "DEFAULT_SYNTHETIC_TASKS", 3)
     generated = jobenv.load_tasks("jobtasks/train")
-    assert len(generated) == registry_default and all(t.split == "train" and t.ground_truth for t in generated)
+    assert len(generated) == 3 and all(t.split == "train" and t.ground_truth for t in generated)
+    assert (data_dir / "synthetic" / f"seed{registry.TRAIN_STANDIN_SEED}-n3").is_dir()  # cached with the run
     write_split(tmp_path / "jt" / "train", ["auditors/task1", "lawyers/task4"])
     import_snapshot(tmp_path / "jt", dataset="jobtasks", progress=False)
     assert [t.id for t in jobenv.load_tasks("jobtasks/train")] == ["auditors/task1", "lawyers/task4"]
