@@ -77,7 +77,7 @@ _DELIV_INTRO = (
     "What I need back (save these in the output folder):",
     "Please deliver the following to the output folder:",
     "Deliverables, in the output folder:",
-    "Two things, saved to the output folder:",
+    "{count} things, saved to the output folder:",
     "Output needed:",
 )
 
@@ -114,7 +114,8 @@ def instructions(rng: random.Random, *, prof: Profession, requester: str, role: 
     tline = rng.choice(_TABLE_INTRO).format(table=table["file"], cols=cols, unit=table["unit"])
     mline = rng.choice(_MEMO_INTRO).format(memo=memo_file)
     items = [tline, *extra_deliverables, mline + "\n" + "\n".join(f"   {lbl}: <{hint}>" for lbl, hint in memo_labels)]
-    deliv = [rng.choice(_DELIV_INTRO)] + [f"{i}. {t}" for i, t in enumerate(items, 1)]
+    count = {2: "Two", 3: "Three", 4: "Four", 5: "Five"}.get(len(items), str(len(items)))  # table and memo at least
+    deliv = [rng.choice(_DELIV_INTRO).format(count=count)] + [f"{i}. {t}" for i, t in enumerate(items, 1)]
     parts.append("\n".join(deliv))
     tail = [rng.choice(_RULES).format(**fill), rng.choice(_EXPLAIN)]
     rng.shuffle(tail)
