@@ -1,6 +1,6 @@
 """Patient registration batch validation before release to the billing system (data entry keyers).
 
-A hospital registration office's daily batch of 300-700 registrations, keyed at the front desks and a self-service
+A hospital registration office's daily batch of 300-450 registrations, keyed at the front desks and a self-service
 kiosk over the one or two days before the release date, is generated. Patients' ages are uniform over 0-94 years;
 about 80 % of those aged 65 or more are on a Medicare payer (and carry an MBI), the rest of the batch is on
 commercial, Medicaid or self-pay. Patients live in the hospital's state (70 %) or one of its neighbours, ZIPs drawn
@@ -175,7 +175,7 @@ def _batch(rng: random.Random) -> dict[str, Any]:
     release = dt.date(rng.choice((2025, 2026)), rng.randint(1, 12), rng.randint(1, 28))
     providers = [{"npi": _npi(rng, force09=k == 0), "name": f"Dr {rng.choice(_FIRST)} {rng.choice(_LAST)}",
                   "spec": rng.choice(_SPEC)} for k in range(rng.randint(25, 45))]
-    n = rng.randint(300, 700)
+    n = rng.randint(300, 450)
     rows: list[dict[str, Any]] = []
     ids = sorted(rng.sample(range(100000, 999999), n))
     for k in range(n):
@@ -449,7 +449,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         policy=f"the registration rules in {dirs['rules']}/", files=sorted(writers))
     return Draft(subject=f"Patient registration batch {rel}: validation and release", instructions=prompt,
                  files=writers, roles=roles, params=P, traps=traps, targets=dict(targets),
-                 distributions="300-700 registrations; ages uniform 0-94; Medicare for 80 % of 65+; 70 % home state; "
+                 distributions="300-450 registrations; ages uniform 0-94; Medicare for 80 % of 65+; 70 % home state; "
                                "25-45 providers; 2-4 NPI typos + 1 0/9 transposition; 3-6 bad Medicare IDs; "
                                "1-2 bad DOBs; 2-4 ZIP-state mismatches; 5-12 Excel-serial DOBs; 4-9 ZIPs without "
                                "leading zero; 3-5 duplicates (2 by nickname); held limit 3-30 % off the held share")
@@ -486,7 +486,7 @@ def rubrics(facts: Facts, P: dict[str, Any], judgement: bool) -> list[Rubric]:
             (f"{L['named_dob']}: {facts['named_dob']}", fld(memo, L["named_dob"], facts["named_dob"])),
             (f"{clean}: {P['named_reg']} dob = {facts['named_dob']}",
              CellCheck(file=clean, match={"reg_id": P["named_reg"]}, column="dob", value=facts["named_dob"])),
-            rule_rows("dob_fix")]),
+            in_clean(P["named_reg"], True), rule_rows("dob_fix")]),
         rubric("Restores ZIP leading zeros before the ZIP-to-state check", 8, [
             in_clean(pr["zip"], True), rule_rows("zip_fix"), rule_rows("zip_state")]),
         rubric("Merges duplicate patients after the nickname table", 10, [whole("merged"), rule_rows("dup"),
