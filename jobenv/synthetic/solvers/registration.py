@@ -82,7 +82,7 @@ def analyse(folder, P, naive=()):
             exceptions.append([r["reg_id"], R["zip_fix"], r["zip"]])
         rows.append((r, dob))
     # duplicates: same DOB, SSN last 4, last name and first name after the nickname table; the earliest stays
-    first = {}
+    first: dict = {}
     kept, merged = [], 0
     for r, dob in sorted(rows, key=lambda x: (x[0]["registered_at"], x[0]["reg_id"])):
         name = r["first_name"].lower()

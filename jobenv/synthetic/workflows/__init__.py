@@ -58,8 +58,8 @@ from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
-from .regz import REG_Z_RESCISSION
 from .registration import REGISTRATION_VALIDATION
+from .regz import REG_Z_RESCISSION
 from .reorder import REORDER_POINTS
 from .rmd import RMD_HOUSEHOLD
 from .rtt import RTT_BREACH_LIST
