@@ -97,11 +97,11 @@ def test_the_solver_and_the_recheck_on_a_batch_worked_by_hand(tmp_path):
     assert (f["merged"], f["after_merge"], f["held"], f["released"], f["held_pct"]) == (1, 7, 5, 2, 71.43)
     assert (f["named_dob"], f["decision"], f["premise"]) == ("1970-01-01", False, False)
     assert f["exceptions"] == [["R-2", "F3", "merged into R-1"], ["R-3", "F1", "1970-01-01"], ["R-3", "F2", "07001"],
-                               ["R-4", "R1", "held - returned to the front desk"],
-                               ["R-5", "R2", "held - returned to the front desk"],
-                               ["R-6", "R3", "held - returned to the front desk"],
-                               ["R-7", "R4", "held - returned to the front desk"],
-                               ["R-8", "R5", "held - returned to the front desk"]]
+                               ["R-4", "R1", "held"],
+                               ["R-5", "R2", "held"],
+                               ["R-6", "R3", "held"],
+                               ["R-7", "R4", "held"],
+                               ["R-8", "R5", "held"]]
     again = recheck(tmp_path, P)
     assert again["counts"] == f["counts"]
     assert {k: again[k] for k in ("released", "held", "held_pct", "merged", "named_dob", "decision", "premise")} == {
@@ -144,7 +144,7 @@ def _hand(out: Path, P: dict, f: dict, *, drop: int = 0, extra: list[str] | None
             w = csv.writer(fh)
             w.writerow([E[1], E[0], E[2]])
             for reg, rule, fix in sorted(f["exceptions"], key=lambda e: (e[1], e[0])):
-                w.writerow([rule, reg, fix.replace("held - returned to the front desk", "HELD")])
+                w.writerow([rule, reg, fix.upper() if fix == "held" else fix])
     yes = lambda b: "Yes" if b else "No"  # noqa: E731
     pairs = [(L["npi_fail"], f"{f['npi_fail']} registrations"), (L["mbi_invalid"], str(f["mbi_invalid"])),
              (L["merged"], f"{f['merged']} records"), (L["released"], str(f["released"] - drop)),

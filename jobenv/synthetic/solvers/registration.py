@@ -111,7 +111,7 @@ def analyse(folder, P, naive=()):
             bad.append("zip_state")
         for b in bad:
             fails[b] += 1
-            exceptions.append([r["reg_id"], R[b], "held - returned to the front desk"])
+            exceptions.append([r["reg_id"], R[b], "held"])
         if bad:
             held.add(r["reg_id"])
         else:

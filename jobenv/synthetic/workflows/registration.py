@@ -50,6 +50,8 @@ _FIRST = ("Robert", "William", "Elizabeth", "Margaret", "James", "Katherine", "R
 _LAST = ("Okafor", "Lindqvist", "Marchetti", "Brennan", "Castellano", "Nakamura", "Oyelaran", "Whitcombe", "Delacroix",
          "Haverford", "Kowalczyk", "Pemberton", "Ashdown", "Varga", "Quintero", "Sorensen", "Mbeki", "Farrow", "Tran",
          "Galloway", "Ruiz", "Halvorsen", "Esposito", "Abernathy", "Lachance", "Moreau", "Petrakis", "Duarte")
+_FEMALE = {"Elizabeth", "Margaret", "Katherine", "Susan", "Patricia", "Maria", "Linda", "Ana", "Priya", "Grace",
+           "Fatima", "Hannah", "Chloe", "Aisha", "Irene"}
 _PAYERS = (("MCR", "Medicare Part A/B", "Medicare"), ("MCRRR", "Railroad Medicare", "Medicare"),
            ("MCD", "State Medicaid", "Medicaid"), ("BLU", "Bluecrest Health Plan", "Commercial"),
            ("KEY", "Keystone Mutual", "Commercial"), ("HAR", "Harborview Health", "Commercial"),
@@ -187,9 +189,10 @@ def _batch(rng: random.Random) -> dict[str, Any]:
         lo, hi = rng.choice(_ZIP3[state])
         payer = (rng.choice(("MCR", "MCR", "MCR", "MCRRR")) if age >= 65 and rng.random() < 0.8
                  else rng.choice(("MCD", "BLU", "KEY", "HAR", "SELF", "BLU", "KEY")))
+        first = rng.choice(_FIRST)
         rows.append({"reg_id": f"R-{ids[k]}", "registered_at": at, "source": "front desk",
-                     "last_name": rng.choice(_LAST), "first_name": rng.choice(_FIRST), "dob": iso(dob),
-                     "sex": rng.choice("FM"), "ssn_last4": f"{rng.randint(0, 9999):04d}",
+                     "last_name": rng.choice(_LAST), "first_name": first, "dob": iso(dob),
+                     "sex": "F" if first in _FEMALE else "M", "ssn_last4": f"{rng.randint(0, 9999):04d}",
                      "street": f"{rng.randint(1, 999)} {rng.choice(('Elm', 'Maple', 'Harbor', 'Mill', 'Union', 'Park'))} "
                                f"{rng.choice(('St', 'Ave', 'Rd', 'Ln'))}",
                      "city": rng.choice(("Riverton", "Fairhaven", "Millbrook", "Eastfield", "Lakeside", "Oakdale")),
@@ -253,7 +256,7 @@ def _batch(rng: random.Random) -> dict[str, Any]:
         orig = rows[k]
         twin = dict(orig, registered_at=orig["registered_at"] + dt.timedelta(minutes=rng.randint(20, 600)))
         if i < 2:  # one registration under the nickname, the other under the formal name
-            nick, name = rng.choice(_NICK)
+            nick, name = rng.choice([x for x in _NICK if (x[1] in _FEMALE) == (orig["sex"] == "F")])
             orig["first_name"] = name
             twin["first_name"] = nick
             if rng.random() < 0.5:
@@ -446,7 +449,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         memo_file=D["memo"], memo_labels=memo_labels,
         extra_deliverables=(f"{D['exceptions']}: the exceptions, columns {', '.join(P['exception_columns'])}, one row "
                             "per registration and rule or fix as the registration rules describe.",),
-        policy=f"the registration rules in {dirs['rules']}/", files=sorted(writers))
+        policy=f"the registration rules in {dirs['rules']}/", files=sorted(writers)).replace("Two things,", "Three things,")
     return Draft(subject=f"Patient registration batch {rel}: validation and release", instructions=prompt,
                  files=writers, roles=roles, params=P, traps=traps, targets=dict(targets),
                  distributions="300-450 registrations; ages uniform 0-94; Medicare for 80 % of 65+; 70 % home state; "
