@@ -39,6 +39,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   workbook of live formulas with a client letter (personal financial advisors).
 - ``reorder.py``: reorder points (ABC service levels, safety stock) and EOQ order quantities in case packs before peak
   season, in a workbook of live formulas and a purchase-order memo (online merchants).
+- ``registration.py``: patient registration batch validation (NPI check digit, CMS MBI format, DOB, ZIP-to-state,
+  nickname-aware duplicate merge) with a clean-batch upload, an exceptions file and a release note (data entry keyers).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
+from .registration import REGISTRATION_VALIDATION
 from .regz import REG_Z_RESCISSION
 from .reorder import REORDER_POINTS
 from .rmd import RMD_HOUSEHOLD
@@ -75,6 +78,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS,
+    REGISTRATION_VALIDATION,
 )
 
 
