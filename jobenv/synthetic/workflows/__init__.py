@@ -39,10 +39,14 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   workbook of live formulas with a client letter (personal financial advisors).
 - ``reorder.py``: reorder points (ABC service levels, safety stock) and EOQ order quantities in case packs before peak
   season, in a workbook of live formulas and a purchase-order memo (online merchants).
+- ``accesslog.py``: access-log error review (5xx rate and nearest-rank p95 by endpoint net of maintenance 503s,
+  scrapers over a 60-second request-rate threshold) as an incident note and a WAF blocklist upload (web
+  administrators).
 """
 
 from __future__ import annotations
 
+from .accesslog import ACCESS_LOG_REVIEW
 from .adverse import ADVERSE_IMPACT
 from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
@@ -75,6 +79,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS,
+    ACCESS_LOG_REVIEW,
 )
 
 
