@@ -6,19 +6,22 @@ in microseconds or nginx ``$request_time`` in seconds, as the server config's lo
 the server's local offset (UTC-7 to UTC+10), rotated daily: ``access.log.2.gz`` (day 1), ``access.log.1`` and
 ``access.log``. Ordinary traffic is 5,000-6,500 requests a day from 500 IPv4 and 90 IPv6 documentation addresses
 (client weights Pareto, shape 1.2), hours weighted by a diurnal profile (night 0.25, business hours 1.6), over 11
-endpoints (shares fixed per endpoint, 2-25 %); response times are log-normal per endpoint (median 25-420 ms,
-sigma 0.55), 5xx responses (500/502/503/504) at 0.1-1.2 % a request, one endpoint 2.5-4.5 %, one rare admin
-endpoint (< the runbook's minimum requests) 6-12 %. Two uptime monitors (one IPv6) poll /healthz every 5 minutes and
-an allow-listed link checker crawls 1.3-1.8 x the threshold in one minute each night. Scrapers: one IPv4 active on day
-1 only, one IPv6, 0-2 more IPv4 (2-5 minute bursts at 1.25-2.0 x the threshold a minute) and one that spreads
-threshold + 4-15 requests over 60 seconds across a minute boundary; an API partner makes exactly the threshold in
-40 seconds once. One announced maintenance window (30-75 minutes, stated in UTC) returns 503 on one service's
-endpoint, enough for it to outrank the truly worst endpoint if counted. The scraper threshold is 60, 90 or 120
-requests in any 60 s; the SLO is a round figure 5-50 % above or below the overall 5xx rate.
+endpoints with fixed traffic shares (0.8-25 %); response times are log-normal per endpoint (median 25-900 ms, sigma
+0.55, three times slower for a 5xx). 5xx responses (500/502/503/504 alike) come at 0.2-1.2 % of an endpoint's
+requests, at 2.5-4.5 % on one endpoint and at 9 % on a rare admin endpoint (below the runbook's 200-request minimum).
+Two uptime monitors (one IPv6) poll /healthz every 5 minutes and an allow-listed link checker makes 1.3-1.8 x the
+threshold in 55 seconds each night. Scrapers: one IPv4 active on day 1 only (the gzipped log), one IPv6, 0-2 more
+IPv4 (1-2 bursts of 2-5 minutes at 1.25-2.0 x the threshold a minute) and one that spreads threshold + 4-15 requests
+evenly over 60 seconds across a minute boundary; an API partner makes exactly the threshold in 40 seconds once. One
+announced maintenance window (30-75 minutes between 01:00 and 04:00 local, stated in UTC) adds 503s on one service's
+endpoint, enough to lift it 1.2-3 points above the truly worst endpoint if counted. The scraper threshold is 60, 90
+or 120 requests in any 60 s; the SLO is a round figure 5-50 % above or 5-40 % below the overall 5xx rate; the old
+blocklist holds 3-5 IPv4 addresses and one IPv6 that never appear in the logs.
 
-Failure behaviour: ``draw`` raises DegenerateTask when the planted scrapers are not exactly those above the
-threshold, the top two endpoints' 5xx rates or a figure sit within rounding of each other, or a planted trap moves
-no graded figure; ``recheck`` raises OSError, KeyError or ValueError on a folder that is not this workflow's.
+Failure behaviour: ``draw`` raises DegenerateTask when the planted worst endpoint is not the worst, the addresses
+above the threshold are not exactly the planted scrapers, the top two endpoints' 5xx rates are within 0.1 point or
+a planted trap moves no graded figure; ``recheck`` raises OSError, KeyError or ValueError on a folder that is not this
+workflow's.
 """
 
 from __future__ import annotations
@@ -111,11 +114,11 @@ def recheck(folder: Path, P: dict[str, Any]) -> Facts:
         path = r[2].partition("?")[0]
         key = "/".join("{id}" if p and p.strip("0123456789") == "" else p for p in path.split("/"))
         eps.setdefault(key, []).append((r[3], r[4] * factor))
-    best: tuple[float, str] = (-1.0, "")
+    best: tuple[float, str, int] = (-1.0, "", 0)
     for key, reqs in eps.items():
-        rate = sum(s >= 500 for s, _ in reqs) / len(reqs)
-        if len(reqs) >= P["min_requests"] and (rate > best[0] or (rate == best[0] and key < best[1])):
-            best = (rate, key)
+        bad = sum(s >= 500 for s, _ in reqs)
+        if len(reqs) >= P["min_requests"] and (bad / len(reqs) > best[0] or (bad / len(reqs) == best[0] and key < best[1])):
+            best = (bad / len(reqs), key, bad)
     worst = eps[best[1]]
     times = sorted(ms for _, ms in worst)
     p95 = times[-(-95 * len(times) // 100) - 1]
@@ -130,7 +133,7 @@ def recheck(folder: Path, P: dict[str, Any]) -> Facts:
         if peak > P["threshold"]:
             blocked.append({"ip": ip, "peak": peak})
     overall = rnd(100 * errors / len(rows), 2)
-    return {"requests": len(rows), "overall_rate": overall, "worst": best[1], "worst_rate": rnd(100 * best[0], 2),
+    return {"requests": len(rows), "overall_rate": overall, "worst": best[1], "worst_rate": rnd(100 * best[2] / len(worst), 2),
             "worst_p95": rnd(p95, 1), "blocked": blocked, "block_count": len(blocked),
             "decision": overall <= P["slo"], "premise": best[1] == P["named_endpoint"]}
 
