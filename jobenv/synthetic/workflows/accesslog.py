@@ -227,7 +227,7 @@ def _logs(P: dict[str, Any], w: dict[str, Any], reqs: list[tuple[Any, ...]]) -> 
             stamps[sec] = f"{t.day:02d}/{_MONTHS[t.month - 1]}/{t.year}:{t:%H:%M:%S} {zone}"
         rt = str(round(ms * 1000)) if P["time_unit"] == "us" else f"{ms / 1000:.3f}"
         ref = "-" if target.startswith(("/api", "/healthz")) else f"https://{P['host']}/"
-        size = 0 if status in (304, 301) else 180 + zlib.crc32(target.encode()) % 40000
+        size = 0 if status in (304, 301) else 2 if target == "/healthz" else 180 + zlib.crc32(target.encode()) % 40000
         days[sec // 86400].append(f'{ip} - - [{stamps[sec]}] "{method} {target} HTTP/1.1" {status} {size} '
                                   f'"{ref}" "{agent}" {rt}')
     text = ["\n".join(d) + "\n" for d in days]
