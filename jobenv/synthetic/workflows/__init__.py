@@ -41,10 +41,14 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   season, in a workbook of live formulas and a purchase-order memo (online merchants).
 - ``registration.py``: patient registration batch validation (NPI check digit, CMS MBI format, DOB, ZIP-to-state,
   nickname-aware duplicate merge) with a clean-batch upload, an exceptions file and a release note (data entry keyers).
+- ``accesslog.py``: access-log error review (5xx rate and nearest-rank p95 by endpoint net of maintenance 503s,
+  scrapers over a 60-second request-rate threshold) as an incident note and a WAF blocklist upload (web
+  administrators).
 """
 
 from __future__ import annotations
 
+from .accesslog import ACCESS_LOG_REVIEW
 from .adverse import ADVERSE_IMPACT
 from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
@@ -79,6 +83,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS,
     REGISTRATION_VALIDATION,
+    ACCESS_LOG_REVIEW,
 )
 
 
