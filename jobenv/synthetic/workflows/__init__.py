@@ -39,6 +39,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   workbook of live formulas with a client letter (personal financial advisors).
 - ``reorder.py``: reorder points (ABC service levels, safety stock) and EOQ order quantities in case packs before peak
   season, in a workbook of live formulas and a purchase-order memo (online merchants).
+- ``topsheet.py``: a feature film's budget top sheet at lock (ATL/BTL roll-up, union fringes, payroll taxes to the
+  wage base, BTL contingency, the production incentive on capped resident wages), in a workbook of live formulas
+  with a note to the executive producer (producers).
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ from .staffing import NURSE_STAFFING_HPPD
 from .storm import STORM_SEWER_DESIGN
 from .survey_raking import SURVEY_RAKING
 from .survival import KAPLAN_MEIER
+from .topsheet import BUDGET_TOP_SHEET
 from .washsale import WASH_SALE_8949
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
@@ -74,7 +78,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     KAPLAN_MEIER, DECLINE_CURVE, THREE_WAY_MATCH, BANK_RECONCILIATION, ERLANG_C_STAFFING, PSAP_ANSWERING,
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
-    STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS,
+    STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, BUDGET_TOP_SHEET,
 )
 
 
