@@ -2,8 +2,8 @@
 base, contingency and the production incentive (producers).
 
 An independent feature shooting 5-8 weeks in a fictional jurisdiction is generated as a budget detail of about
-150-200 lines under a chart of 26 accounts (5 above the line, 21 below). About 40 people are budgeted: the writer,
-producers, director and 4-6 cast above the line (fees of 120,000-1,200,000, the lead actor and the writer on flat
+130-180 lines under a chart of 26 accounts (5 above the line, 21 below). About 45 people are budgeted: the writer,
+producers, director, 4-6 cast and 3-6 day players above the line (fees of 120,000-1,200,000, the lead actor and the writer on flat
 deals), and 28-30 crew and staff below it at weekly rates of 1,800-11,000 (uniform per role) for prep 1-8 weeks,
 the shoot and wrap 0-2 weeks, production assistants by the day, the composer on a flat deal. Each person is a
 resident with probability 0.2-0.8 by role (0.3 for the director of photography, 0.2 for the lead actor); goods
@@ -220,8 +220,15 @@ def _budget(rng: random.Random) -> tuple[list[list[Any]], int]:
         weeks = rng.randint(1, shoot)
         lines.append(["1400", f"Supporting cast {k + 1} - {weeks} weeks", name, "labor", "payroll", "SAU",
                       "Y" if rng.random() < 0.5 else "N", weeks, "week", round(rng.uniform(6000, 40000), -2)])
+    for k in range(rng.randint(3, 6)):  # day players: SAG-style daily rates, a few days each
+        name = person(rng)
+        while name in names:
+            name = person(rng)
+        names.add(name)
+        lines.append(["1400", f"Day player {k + 1}", name, "labor", "payroll", "SAU", "Y" if rng.random() < 0.7 else "N",
+                      rng.randint(1, 4), "day", round(rng.uniform(1100, 1500), -1)])
     for acct, items in _GOODS.items():
-        for item in rng.sample(items, rng.randint(1, len(items))):
+        for item in rng.sample(items, rng.randint(max(1, len(items) - 1), len(items))):
             unit, units = rng.choice((("week", shoot + rng.randint(0, 4)), ("allow", 1), ("day", 5 * shoot)))
             total = math.exp(rng.uniform(math.log(4000), math.log(250000)))
             rate = round(total / units, 2)
@@ -355,7 +362,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         files=sorted(writers))
     return Draft(subject=f"Budget top sheet for {title}", instructions=prompt, files=writers, roles=roles, params=P,
                  traps=traps, targets=dict(targets),
-                 distributions="26 accounts, ~40 people, 150-200 lines; fees 120k-1.2M ATL, weekly rates 1.8k-11k; "
+                 distributions="26 accounts, ~45 people, 130-180 lines; fees 120k-1.2M ATL, weekly rates 1.8k-11k; "
                                "residents p 0.2-0.8 by role, local vendors p 0.75; P&H 14.5-22 % or 8.50-12.50/h; "
                                "payroll taxes to wage bases; credit 20-30 % with a 250k-400k salary cap")
 
