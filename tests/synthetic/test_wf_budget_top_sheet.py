@@ -205,7 +205,7 @@ def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     assert score_output(task, tmp_path / "blind") <= 0.05
 
 
-def test_the_superseded_draft_v3_and_old_union_rate_lose(task, tmp_path):
+def test_the_superseded_draft_v3_with_the_old_union_rate_loses(task, tmp_path):
     f, P = _load(task)
     old = solver.analyse(str(task / "task_folder"), P, ("draft_v3", "old_rate"))
     assert old["btl"] != f["btl"] and old["fringes"] != f["fringes"]

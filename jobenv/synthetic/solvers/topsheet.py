@@ -64,7 +64,8 @@ def analyse(folder, P, naive=()):
         acct = str(a["account"]).strip()
         section[acct], names[acct] = str(a["section"]).strip().upper(), str(a["name"]).strip()
     hours_per = P["hours_per_unit"]
-    lines, people, totals, goods = [], {}, {a: 0.0 for a in section}, 0.0
+    people: dict = {}
+    lines, totals, goods = [], {a: 0.0 for a in section}, 0.0
     for r in read_frame(folder, F["detail"], P["detail_sheet"]).to_dict("records"):
         acct = str(r["account"]).strip()
         units, rate = _num(r["units"]), _num(r["rate"])
@@ -195,14 +196,14 @@ def _workbook(path, P, facts):
         top.append([int(a["account"]), a["name"], a["section"], amount])
     k = len(facts["accounts"]) + 1
     base = "D{btl}" if P["contingency"]["with_fringes"] else f"SUMIFS(D2:D{k},C2:C{k},\"BTL\")"
-    rows = [(T["atl_fringes"], "ATL", f"=SUMIFS(Fringes!$N$2:$N${m},Fringes!$C$2:$C${m},\"ATL\")"),
-            (T["atl"], "ATL", f"=SUMIFS(D2:D{k},C2:C{k},\"ATL\")+D{k + 1}"),
-            (T["btl_fringes"], "BTL", f"=SUMIFS(Fringes!$N$2:$N${m},Fringes!$C$2:$C${m},\"BTL\")"),
-            (T["btl"], "BTL", f"=SUMIFS(D2:D{k},C2:C{k},\"BTL\")+D{k + 3}"),
-            (T["contingency"], "BTL", "=ROUND(Rates!$B$4/100*" + base.format(btl=k + 4) + ",2)"),
-            (T["grand"], "", f"=D{k + 2}+D{k + 4}+D{k + 5}"), (T["credit"], "", "=Incentive!G5"),
-            (T["net"], "", f"=D{k + 6}-D{k + 7}")]
-    for label, _, formula in rows:  # no section on a total line: a reader takes the first value beside a label
+    rows = [(T["atl_fringes"], f"=SUMIFS(Fringes!$N$2:$N${m},Fringes!$C$2:$C${m},\"ATL\")"),
+            (T["atl"], f"=SUMIFS(D2:D{k},C2:C{k},\"ATL\")+D{k + 1}"),
+            (T["btl_fringes"], f"=SUMIFS(Fringes!$N$2:$N${m},Fringes!$C$2:$C${m},\"BTL\")"),
+            (T["btl"], f"=SUMIFS(D2:D{k},C2:C{k},\"BTL\")+D{k + 3}"),
+            (T["contingency"], "=ROUND(Rates!$B$4/100*" + base.format(btl=k + 4) + ",2)"),
+            (T["grand"], f"=D{k + 2}+D{k + 4}+D{k + 5}"), (T["credit"], "=Incentive!G5"),
+            (T["net"], f"=D{k + 6}-D{k + 7}")]
+    for label, formula in rows:  # no section on a total line: a reader takes the first value beside a label
         top.append([label, "", "", formula])
     wb.save(path)
     _fixed_dates(path)

@@ -158,7 +158,7 @@ def recheck(folder: Path, P: dict[str, Any]) -> Facts:
     ph[up["union"]] = (ph[up["union"]][0], float(up["rate"]))
     cap = float(P["incentive"]["cap"])
     fringe = {"ATL": 0.0, "BTL": 0.0}
-    people = []
+    people: list[dict[str, Any]] = []
     for name, w in sorted(who.items(), key=lambda kv: (kv[1]["acct"], kv[0])):
         wages = rnd(w["wages"], 2)
         basis, rate = ph.get(w["union"], ("pct_of_wages", 0.0))
