@@ -2,18 +2,21 @@
 base, contingency and the production incentive (producers).
 
 An independent feature shooting 5-8 weeks in a fictional jurisdiction is generated as a budget detail of about
-130-180 lines under a chart of 26 accounts (5 above the line, 21 below). About 45 people are budgeted: the writer,
-producers, director, 4-6 cast and 3-6 day players above the line (fees of 120,000-1,200,000, the lead actor and the writer on flat
-deals), and 28-30 crew and staff below it at weekly rates of 1,800-11,000 (uniform per role) for prep 1-8 weeks,
-the shoot and wrap 0-2 weeks, production assistants by the day, the composer on a flat deal. Each person is a
-resident with probability 0.2-0.8 by role (0.3 for the director of photography, 0.2 for the lead actor); goods
-and services lines (rentals, purchases, site fees, post) are 1-4 per account at log-uniform amounts, from a
-resident vendor with probability 0.75. Pension & health: two guilds at 14.5-22 % of wages, two locals at 8.50-12.50
-per hour; the payroll service's e-mail raises one union's rate by 0.25-1.5. Payroll taxes: 6.2 % to a wage base of
-150,000-180,000, 1.45 % without base and 2.4-3.8 % to a base of 9,000-15,000. The incentive pays 20, 25 or 30 %
-of qualified spend with a per-person salary cap of 250,000-400,000; contingency is 10 % of the below-the-line total
-with or without its fringes. The draft v3 top sheet differs from the detail on 5-8 accounts by 3-12 %; the
-financiers' ceiling on net cost is 1-6 % above or below the net cost after the credit.
+130-180 lines under a chart of 26 accounts (5 above the line, 21 below). About 45 people are budgeted. Above the
+line: the writer (flat deal), producer, co-producer, director and lead actor (flat deal) at fees uniform in their
+role's range (120,000-1,200,000), 3-5 supporting cast at 6,000-40,000 a week for 1 week to the whole shoot and 3-6
+day players at 1,100-1,500 a day for 1-4 days. Below it: 29 crew and staff at weekly rates uniform in their role's
+range (1,800-11,000) for prep (1-3 weeks, heads of department 4-8), the shoot and wrap (0-1, heads 1-2), editors
+for the shoot and 10-16 weeks of post, production assistants by the day, the composer on a flat deal. Each person
+is a resident with a probability by role of 0.3-0.9 (0.1-0.3 for the lead actor). Goods and services lines
+(rentals, purchases, site fees, post) are 1-3 items per account, log-uniform 4,000-250,000 each, a weekly rental
+often split into prep and shoot lines, from a resident vendor with probability 0.75 (0.3 for rights and ATL travel).
+Pension & health: three guilds at 14.5-22 % of wages, two locals at 8.50-12.50 an hour; the payroll service's
+e-mail raises one union's rate by 0.25-1.5. Payroll taxes: 6.2 % to a wage base of 150,000-180,000, 1.45 % without
+base and 2.4-3.8 % to a base of 9,000-15,000. The incentive pays 20, 25 or 30 % of qualified spend with a
+per-person salary cap of 250,000-400,000; contingency is 10 % of the below-the-line total with or without its
+fringes. The draft v3 top sheet differs from the detail on 5-8 accounts by 3-12 %; the financiers' ceiling on net
+cost is 1-6 % above or below the net cost after the credit.
 
 Failure behaviour: ``draw`` raises DegenerateTask when no resident is over the salary cap, no person fits the
 targeted premise, or a planted trap moves no graded figure; ``recheck`` raises OSError, KeyError or ValueError on
@@ -218,7 +221,7 @@ def _budget(rng: random.Random) -> tuple[list[list[Any]], int]:
             name = person(rng)
         names.add(name)
         weeks = rng.randint(1, shoot)
-        lines.append(["1400", f"Supporting cast {k + 1} - {weeks} weeks", name, "labor", "payroll", "SAU",
+        lines.append(["1400", f"Supporting cast {k + 1} - {weeks} week{'s' if weeks > 1 else ''}", name, "labor", "payroll", "SAU",
                       "Y" if rng.random() < 0.5 else "N", weeks, "week", round(rng.uniform(6000, 40000), -2)])
     for k in range(rng.randint(3, 6)):  # day players: SAG-style daily rates, a few days each
         name = person(rng)
@@ -259,7 +262,7 @@ def _fringe_rows(S: dict[str, Any]) -> list[list[Any]]:
     rows: list[list[Any]] = [[u, f"{n} pension & health", "pension_health", u, b, S["ph"][u], ""]
                              for u, (n, b, _, _) in _UNIONS.items()]
     desc = {"SOC": "Employer social insurance", "MED": "Employer medical levy", "SUI": "State unemployment insurance"}
-    rows += [[c, desc[c], "payroll_tax", "all payroll deals", "pct_of_wages", r, "" if b is None else b]
+    rows += [[c, desc[c], "payroll_tax", "all payroll deals", "pct_of_wages", r, "" if b is None else int(b)]
              for c, r, b in S["taxes"]]
     return rows
 
@@ -301,7 +304,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         over = [p for p in fits if p["resident"]] if not targets["premise"] else fits
         if not fits:
             raise DegenerateTask("no person fits the targeted premise")
-        named = rng.choice(over or fits)
+        named = rng.choice(over if over and rng.random() < 0.7 else fits)  # False: over the cap, or not local
         P["named_person"] = named["person"]
         changed = rng.sample([a["account"] for a in truth["accounts"]], rng.randint(5, 8))
         v3.extend([a["account"], a["name"], round(a["total"] * (1 + rng.choice((-1, 1)) * rng.uniform(0.03, 0.12)))
@@ -315,11 +318,11 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         singles = {k: analyse(tmp, P, (k,)) for k in SHORTCUTS}
     graded = ("atl", "btl", "fringes", "contingency", "qualified", "credit", "net")
     where = {"nonresident": ("data", "non-resident people's wages do not qualify (resident flag, incentive guide)"),
-             "no_cap": ("footnote", "qualified wages stop at the guide's per-person salary cap"),
+             "no_cap": ("memo", "qualified wages stop at the guide's per-person salary cap"),
              "flat_fringed": ("memo", "flat deals are all-in: no pension & health, no payroll taxes"),
              "no_wage_base": ("data", "payroll taxes stop at each tax's wage base per person"),
              "old_rate": ("email", f"the payroll service's e-mail raises the {S['rate_update']['union']} P&H rate"),
-             "draft_v3": ("stale", "the draft v3 top sheet is superseded by the v4 detail")}
+             "draft_v3": ("email", "the draft v3 top sheet is superseded by the v4 detail")}
     traps = [{"kind": k, "where": where[k][0], "description": where[k][1], "naive": k} for k, nf in singles.items()
              if any(abs(nf[g] - truth[g]) > 0.02 for g in graded)]
     if len(traps) < len(SHORTCUTS):
@@ -363,7 +366,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     return Draft(subject=f"Budget top sheet for {title}", instructions=prompt, files=writers, roles=roles, params=P,
                  traps=traps, targets=dict(targets),
                  distributions="26 accounts, ~45 people, 130-180 lines; fees 120k-1.2M ATL, weekly rates 1.8k-11k; "
-                               "residents p 0.2-0.8 by role, local vendors p 0.75; P&H 14.5-22 % or 8.50-12.50/h; "
+                               "residents p 0.3-0.9 by role (lead 0.1-0.3), local vendors p 0.75; P&H 14.5-22 % or 8.50-12.50/h; "
                                "payroll taxes to wage bases; credit 20-30 % with a 250k-400k salary cap")
 
 
