@@ -44,6 +44,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``accesslog.py``: access-log error review (5xx rate and nearest-rank p95 by endpoint net of maintenance 503s,
   scrapers over a 60-second request-rate threshold) as an incident note and a WAF blocklist upload (web
   administrators).
+- ``topsheet.py``: a feature film's budget top sheet at lock (ATL/BTL roll-up, union fringes, payroll taxes to the
+  wage base, BTL contingency, the production incentive on capped resident wages), in a workbook of live formulas
+  with a note to the executive producer (producers).
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ from .staffing import NURSE_STAFFING_HPPD
 from .storm import STORM_SEWER_DESIGN
 from .survey_raking import SURVEY_RAKING
 from .survival import KAPLAN_MEIER
+from .topsheet import BUDGET_TOP_SHEET
 from .washsale import WASH_SALE_8949
 
 __all__ = ["WORKFLOWS", "workflows_for", "Workflow"]
@@ -84,6 +88,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS,
     REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW,
+    STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, BUDGET_TOP_SHEET,
 )
 
 
