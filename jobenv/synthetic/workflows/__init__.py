@@ -39,6 +39,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   workbook of live formulas with a client letter (personal financial advisors).
 - ``reorder.py``: reorder points (ABC service levels, safety stock) and EOQ order quantities in case packs before peak
   season, in a workbook of live formulas and a purchase-order memo (online merchants).
+- ``dfw.py``: DFW rates on census-date enrolment by section, modality and Pell status, the Pell gap by a pooled
+  two-proportion z test and small-cell suppression, in a workbook of live formulas and two committee slides
+  (sociology lecturers).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from .capex import CAPITAL_APPRAISAL
 from .caseload import CASELOAD_REPORT
 from .coursegain import COURSE_EVALUATION
 from .decline import DECLINE_CURVE
+from .dfw import DFW_RATES
 from .dmr import DMR_REVIEW
 from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
@@ -75,6 +79,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS,
+    DFW_RATES,
 )
 
 
