@@ -1,17 +1,18 @@
 """DFW rates by section, modality and Pell status for the curriculum committee, with the Pell gap tested and small
 cells suppressed (sociology lecturers).
 
-One fall or spring term of an introductory sociology course at a fictional institution is generated: 14-20
+One fall or spring term of an introductory sociology course at a fictional institution is generated: 16-22
 sections (about 55 % in person, 30 % online, 15 % hybrid; at least three in person, three online and two hybrid),
-each with 24-55 registrations and a Pell-eligible share of 25-45 % per section. Students drop before the census
+each with 26-58 registrations and a Pell-eligible share of 25-45 % per section. Students drop before the census
 date at 12-18 % in online sections, 4-8 % in person and 6-10 % hybrid (about one drop in ten dated on the census
 date itself). A census-enrolled student's DFW probability is a base of 14-22 % plus a section effect (normal, sd 3
 points), a modality effect (online 5-8 points above in person when the committee's belief is to hold, 1-4 points
 below otherwise; hybrid 0-2 points above) and a Pell effect (9-13 points when the gap is to be significant, -1 to 2
 points otherwise). DFW outcomes split W 45 %, F 35 %, D 20 %; the others A 30 %, B 35 %, C 35 %; 2-4 % of students
 get an incomplete (I), of which 55-70 % are resolved in the grade-change file (to F 40 %, to B or C 60 %), and
-2-6 grade appeals (D or F to C) are there too. 1-2 % of export rows are repeated verbatim. Last year's report
-counted pre-census drops as W and incompletes as DFW (superseded).
+2-6 grade appeals (D or F to C) are there too; in 60 % of terms one change is corrected by a later one. 1-2 % of
+export rows are repeated verbatim. Last year's report counted pre-census drops as W and incompletes as DFW
+(superseded).
 
 Failure behaviour: ``draw`` raises DegenerateTask when the drawn term misses a targeted answer, the p-value sits
 near the significance level, the online and in-person rates are within half a point, the worst section leads the
@@ -133,7 +134,7 @@ def _term(rng: random.Random, targets: dict[str, bool]) -> dict[str, Any]:
     start += dt.timedelta(days=rng.randint(0, 6))
     census = start + dt.timedelta(days=rng.randint(18, 25))
     last_w = start + dt.timedelta(days=rng.randint(65, 80))
-    n_sec = rng.randint(14, 20)
+    n_sec = rng.randint(16, 22)
     modes = ["In person"] * 3 + ["Online"] * 3 + ["Hybrid"] * 2
     modes += rng.choices(_MODES, weights=(55, 30, 15), k=n_sec - len(modes))
     rng.shuffle(modes)
@@ -153,7 +154,7 @@ def _term(rng: random.Random, targets: dict[str, bool]) -> dict[str, Any]:
         teacher = rng.choice(staff)
         share = rng.uniform(0.25, 0.45)
         sec_fx = rng.gauss(0, 0.03)
-        for _ in range(rng.randint(24, 55)):
+        for _ in range(rng.randint(26, 58)):
             sid, pell = f"S{next(ids)}", rng.random() < share
             if rng.random() < drop_p[mode]:
                 when = census if rng.random() < 0.1 else census - dt.timedelta(days=rng.randint(1, 30))
@@ -176,6 +177,10 @@ def _term(rng: random.Random, targets: dict[str, bool]) -> dict[str, Any]:
     graded = [r for r in rows if r[5] in ("D", "F")]
     for r in rng.sample(graded, min(len(graded), rng.randint(2, 6))):
         changes.append([r[0], r[3], r[5], "C", iso(end + dt.timedelta(days=rng.randint(10, 60)))])
+    if changes and rng.random() < 0.6:  # a resolution keyed in wrongly and corrected later: the later one stands
+        first = rng.choice([c for c in changes if c[2] == "I"] or changes)
+        when = dt.date.fromisoformat(first[4]) + dt.timedelta(days=rng.randint(3, 20))
+        changes.append([first[0], first[1], first[3], "F" if first[3] != "F" else "C", iso(when)])
     for r in rng.sample(rows, max(2, round(len(rows) * rng.uniform(0.01, 0.02)))):
         rows.append(list(r))
     rows.sort(key=lambda r: (r[0], r[3]))
@@ -260,7 +265,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     prompt = _prompt(rng, P, t, prof, school, writers)
     return Draft(subject=f"SOC 1010 DFW rates and the Pell gap, {t['term']}", instructions=prompt, files=writers,
                  roles=roles, params=P, traps=traps, targets=dict(targets),
-                 distributions="14-20 sections (55/30/15 % in person/online/hybrid), 24-55 registrations each, Pell "
+                 distributions="16-22 sections (55/30/15 % in person/online/hybrid), 26-58 registrations each, Pell "
                                "share 25-45 %; pre-census drops 12-18 % online, 4-8 % in person, 6-10 % hybrid; "
                                "DFW base 14-22 % + section sd 3 pts + modality and Pell effects; W/F/D 45/35/20; "
                                "incompletes 2-4 %, 55-70 % resolved; 2-6 appeals; 1-2 % repeated rows")
