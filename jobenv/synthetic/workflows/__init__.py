@@ -47,6 +47,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``topsheet.py``: a feature film's budget top sheet at lock (ATL/BTL roll-up, union fringes, payroll taxes to the
   wage base, BTL contingency, the production incentive on capped resident wages), in a workbook of live formulas
   with a note to the executive producer (producers).
+- ``dfw.py``: DFW rates on census-date enrolment by section, modality and Pell status, the Pell gap by a pooled
+  two-proportion z test and small-cell suppression, in a workbook of live formulas and two committee slides
+  (sociology lecturers).
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from .capex import CAPITAL_APPRAISAL
 from .caseload import CASELOAD_REPORT
 from .coursegain import COURSE_EVALUATION
 from .decline import DECLINE_CURVE
+from .dfw import DFW_RATES
 from .dmr import DMR_REVIEW
 from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
@@ -89,6 +93,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, BUDGET_TOP_SHEET,
+    DFW_RATES,
 )
 
 
