@@ -449,7 +449,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         memo_file=D["memo"], memo_labels=memo_labels,
         extra_deliverables=(f"{D['exceptions']}: the exceptions, columns {', '.join(P['exception_columns'])}, one row "
                             "per registration and rule or fix as the registration rules describe.",),
-        policy=f"the registration rules in {dirs['rules']}/", files=sorted(writers)).replace("Two things,", "Three things,")
+        policy=f"the registration rules in {dirs['rules']}/", files=sorted(writers))
     return Draft(subject=f"Patient registration batch {rel}: validation and release", instructions=prompt,
                  files=writers, roles=roles, params=P, traps=traps, targets=dict(targets),
                  distributions="300-450 registrations; ages uniform 0-94; Medicare for 80 % of 65+; 70 % home state; "
