@@ -24,8 +24,8 @@ def person(rng: random.Random) -> str:
 _OPENERS = (
     "From: {who}, {role} ({org})\nTo: {me}\nSubject: {subject}\n\nHi {me_first},\n",
     "Request logged by {who} ({role}, {org})\nRe: {subject}\n\n",
-    "{me_first} -\n\n",
-    "Subject: {subject}\nFrom: {who} <{role}>\n\nHello,\n",
+    "Hi {me_first} -\n\n",
+    "Subject: {subject}\nFrom: {who} ({role})\n\nHello,\n",
     "Message from {who}, {role}\n\n{subject}. ",
     "Ticket: {subject}\nRequester: {who}, {role}, {org}\nAssigned to: {me}\n\n",
 )

@@ -242,7 +242,8 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
 
     prof = dataclasses.replace(profession(occupation), occasions=(
         "customers have been complaining about errors and slow pages since the weekend",
-        "the incident review is on Thursday", "the WAF change window closes tomorrow"))
+        "the incident review is on Thursday", "the WAF change window closes tomorrow"),
+        orgs=("an online retailer", "a home-goods web shop", "a ticketing marketplace"))  # the logs are a store's
     w, dirs = _world(rng), pick_labels(rng, _DIRS)
     N = rng.choice((60, 90, 120))
     apache = rng.random() < 0.5
