@@ -32,7 +32,7 @@ def _num(v):
 
 def merge(intervals):
     """The union of (start, end) intervals as sorted, disjoint intervals (touching ones joined)."""
-    out = []
+    out: list = []
     for a, b in sorted(intervals):
         if out and a <= out[-1][1]:
             out[-1] = (out[-1][0], max(out[-1][1], b))
@@ -94,7 +94,7 @@ def analyse(folder, P, naive=()):
             if y > x:
                 segments.append({"start": x.isoformat(" "), "end": y.isoformat(" "), "month": month, "minutes": int((y - x).total_seconds() // 60),
                                  "incidents": ids})
-    fees = {}
+    fees: dict = {}
     for r in read_frame(folder, F["invoices"], P["invoice_sheet"]).to_dict("records"):
         if "invoice_total" in naive or str(r["charge_type"]).strip().lower() == "recurring":
             period = str(r["billing_period"]).strip()[:7]

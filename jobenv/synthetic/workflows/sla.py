@@ -176,9 +176,9 @@ def _record(rng: random.Random, months: list[str], offset: int, prod: list[str],
             "planned maintenance", w[4], "Database upgrade overran the window")
     for _ in range(rng.randint(2, 3)):  # cascades: a second service down inside and past the first
         s, mins = at(rng.choice(months)), rng.randint(20, 70)
-        a, b = rng.sample(prod, 2)
-        add(s, mins, a, "outage", "vendor - software", "", "Primary database failover")
-        add(s + dt.timedelta(minutes=rng.randint(5, mins - 10)), mins, b, "outage", "vendor - software", "",
+        first, second = rng.sample(prod, 2)
+        add(s, mins, first, "outage", "vendor - software", "", "Primary database failover")
+        add(s + dt.timedelta(minutes=rng.randint(5, mins - 10)), mins, second, "outage", "vendor - software", "",
             "Application tier lost its database connection")
     for k in rng.sample(range(1, 12), rng.randint(1, 2)):  # on a local month boundary
         utc_edge = dt.datetime(int(months[k][:4]), int(months[k][5:]), 1)
@@ -280,8 +280,8 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     if len(traps) < len(SHORTCUTS):
         raise DegenerateTask("a planted trap moves no graded figure")
     labels = pick_labels(rng, _LABELS)
-    for k in ("named_avail", "premise"):
-        labels[k] = labels[k].format(m=P["named_month"])
+    for key in ("named_avail", "premise"):
+        labels[key] = labels[key].format(m=P["named_month"])
     P["labels"] = labels
     named_vendor = next(v for v in vendor_view["rows"] if v["month"] == P["named_month"])
     writers, roles = _workspace(rng, P, data, inc, vendor_view, city)
