@@ -165,7 +165,7 @@ def _record(rng: random.Random, months: list[str], offset: int, prod: list[str],
                     if k % 3 == 0 else "Firmware and OS updates"])
         add(ws + dt.timedelta(minutes=rng.randint(5, 30)), rng.randint(20, 60), rng.choice(prod), "outage",
             "planned maintenance", cid, "Planned restart during the window")
-    for a in rng.sample(range(12), rng.randint(1, 2)):  # cancelled windows: an outage in one still counts
+    for a in rng.sample(range(12), rng.randint(1, 2)):  # cancelled windows: they exclude nothing
         ws = at(months[a], 2, 26).replace(minute=0)
         win.append([f"MW-{13 + a:03d}", ws, ws + dt.timedelta(hours=3), "cancelled", f"CHG-{next(chg)}",
                     "Storage expansion (postponed)"])
