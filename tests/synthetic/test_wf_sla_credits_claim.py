@@ -153,7 +153,7 @@ def _hand(out: Path, P: dict, f: dict, *, avail_delta: float = 0.0, extra: list[
     doc = docx.Document()
     for ln in lines:
         doc.add_paragraph(ln)
-    doc.save(str(out / D["letter"]))
+    doc.save(str(out / D["memo"]))
 
 
 def test_a_correct_answer_written_by_hand_earns_full_credit(task, tmp_path):
@@ -173,7 +173,7 @@ def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     assert score_output(task, tmp_path / "blind") <= 0.05
 
 
-def test_the_superseded_sla_schedule_tiers_lose(task, tmp_path):
+def test_the_superseded_sla_schedule_loses(task, tmp_path):
     f, P = _load(task)
     old = solver.analyse(str(task / "task_folder"), P, ("old_tiers",))
     assert old["total"] < f["total"] and old["months_below"] == f["months_below"]

@@ -178,7 +178,7 @@ def write_outputs(output_dir, P, facts):
     months = [f"- {r['month']}: availability {r['avail']:.3f} % ({r['down']} minutes of unplanned downtime), credit "
               f"{r['pct']:g} % of the Monthly Fee of {r['fee']:,.2f} USD = {r['credit']:,.2f} USD"
               for r in facts["rows"] if r["met"] == "no"]
-    write_memo(os.path.join(output_dir, D["letter"]), _memo_lines(P, facts) + [
+    write_memo(os.path.join(output_dir, D["memo"]), _memo_lines(P, facts) + [
         "", f"To: {V}, Service Delivery Manager", f"Re: Service credit claim under the SLA schedule, {P['months'][0]} "
         f"to {P['months'][-1]}", "", "Dear Service Delivery Manager,", "",
         f"Under the SLA schedule in force for this contract year we claim service credits for the Service Months "

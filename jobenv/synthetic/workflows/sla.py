@@ -228,7 +228,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         "sheet": rng.choice(("Monthly", "Availability", "ServiceMonths")), "out_columns": pick_labels(rng, _OUT),
         "deliverables": {"workbook": rng.choice(("sla_credits.xlsx", "availability_and_credits.xlsx",
                                                  "sla_review.xlsx")),
-                         "letter": rng.choice(("service_credit_claim.docx", "sla_claim_letter.docx",
+                         "memo": rng.choice(("service_credit_claim.docx", "sla_claim_letter.docx",
                                                "credit_claim_to_vendor.docx"))}}
     inc, win = _record(rng, months, offset, prod, nonprod)
     fee0 = round(math.exp(rng.gauss(math.log(38000), 0.3)), -2)
@@ -241,9 +241,10 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
                   [f"INV-{slug[:3].upper()}-{m.replace('-', '')}", m, "Managed database service", "recurring",
                    round(fee - base, 2)]]
     for k in rng.sample(range(12), rng.randint(4, 6)):
-        lines.append([f"INV-{slug[:3].upper()}-{months[k].replace('-', '')}", months[k],
-                      rng.choice(("Professional services: migration support", "Bandwidth overage (pass-through)",
-                                  "Hardware install (one-off)")), rng.choice(("one-off", "pass-through")),
+        text, kind = rng.choice((("Professional services: migration support", "one-off"), ("Hardware install",
+                                 "one-off"), ("Bandwidth overage", "pass-through"), ("Third-party licences at cost",
+                                                                                       "pass-through")))
+        lines.append([f"INV-{slug[:3].upper()}-{months[k].replace('-', '')}", months[k], text, kind,
                       float(rng.randint(8, 90) * 100)])
     lines.sort(key=lambda r: (r[1], r[3] != "recurring"))
     data = _data(P, inc, win, lines)
@@ -300,9 +301,11 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
                             "and a letter to claim them.")),
         about="the incident export, the change calendar, the SLA schedule and the vendor's invoices",
         belief=f"The availability report from {vendor} has {P['named_month']} at {named_vendor['avail']:.3f} %, so I assume "
-               f"there is nothing to claim for {P['named_month']} - please check that against our own record.",
+               f"there is nothing to claim for {P['named_month']} - please check that against our own record. If the "
+               f"credits we are owed come to more than {vendor}'s goodwill offer we decline it and claim in full; "
+               "otherwise we take the offer.",
         table={"file": D["workbook"], "headers": [C[k] for k in _OUT], "unit": "Service Month of the contract year"},
-        memo_file=D["letter"], memo_labels=memo_labels,
+        memo_file=D["memo"], memo_labels=memo_labels,
         extra_deliverables=(f"In {D['workbook']} the table is a sheet named {P['sheet']}, the months as YYYY-MM; "
                             f"{C['met']} is yes or no; {C['pct']} is the credit in % of the Monthly Fee (0 when "
                             f"none). {C['minutes']}, {C['down']}, {C['avail']}, {C['met']}, {C['pct']} and "
@@ -437,7 +440,7 @@ def rubrics(facts: Facts, P: dict[str, Any], judgement: bool) -> list[Rubric]:
     from ...check_models import CellCheck, FieldCheck, RowCountCheck
 
     D, L, C = P["deliverables"], P["labels"], P["out_columns"]
-    book, memo, sheet = D["workbook"], D["letter"], P["sheet"]
+    book, memo, sheet = D["workbook"], D["memo"], P["sheet"]
     yes = lambda b: "yes" if b else "no"  # noqa: E731
     rows = facts["rows"]
 
