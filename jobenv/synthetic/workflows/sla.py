@@ -302,7 +302,8 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         about="the incident export, the change calendar, the SLA schedule and the vendor's invoices",
         belief=f"The availability report from {vendor} has {P['named_month']} at {named_vendor['avail']:.3f} %, so I assume "
                f"there is nothing to claim for {P['named_month']} - please check that against our own record. If the "
-               f"credits we are owed come to more than {vendor}'s goodwill offer we decline it and claim in full; "
+               f"credits we are owed come to more than the goodwill offer from {vendor} we decline it and claim in "
+               "full; "
                "otherwise we take the offer.",
         table={"file": D["workbook"], "headers": [C[k] for k in _OUT], "unit": "Service Month of the contract year"},
         memo_file=D["memo"], memo_labels=memo_labels,
@@ -312,7 +313,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
                             f"{C['credit']} are live formulas, {C['down']} summed from a sheet named Merged that "
                             "lists the counted outage periods after merging; a sheet named Credits holds the tiers "
                             "and the claim total.",
-                            f"The memo is also the claim letter to {vendor}: after the labelled lines, the months "
+                            f"The memo below is also the claim letter to {vendor}: after its labelled lines, the months "
                             "claimed with availability, credit % and amount, and how the figures were measured."),
         policy=f"the SLA schedule in {dirs['con']}/", files=sorted(writers))
     return Draft(subject=f"SLA service credits claim to {vendor}", instructions=prompt, files=writers, roles=roles,
