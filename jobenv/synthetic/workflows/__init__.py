@@ -50,6 +50,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``dfw.py``: DFW rates on census-date enrolment by section, modality and Pell status, the Pell gap by a pooled
   two-proportion z test and small-cell suppression, in a workbook of live formulas and two committee slides
   (sociology lecturers).
+- ``sla.py``: monthly availability against a managed-hosting SLA (merged outages, approved windows up to their end,
+  local-time Service Months) and the service credits owed, in a workbook of live formulas and a claim letter (IT
+  managers).
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ from .reorder import REORDER_POINTS
 from .rmd import RMD_HOUSEHOLD
 from .rtt import RTT_BREACH_LIST
 from .servicedesk import ERLANG_C_STAFFING
+from .sla import SLA_CREDITS_CLAIM
 from .stackup import TOLERANCE_STACKUP
 from .staffing import NURSE_STAFFING_HPPD
 from .storm import STORM_SEWER_DESIGN
@@ -90,7 +94,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
-    ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES,
+    ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM,
 )
 
 
