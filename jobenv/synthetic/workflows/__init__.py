@@ -39,6 +39,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   workbook of live formulas with a client letter (personal financial advisors).
 - ``reorder.py``: reorder points (ABC service levels, safety stock) and EOQ order quantities in case packs before peak
   season, in a workbook of live formulas and a purchase-order memo (online merchants).
+- ``spans.py``: spans of control, layers and the delayering savings of a client organisation from its HRIS extract,
+  in a workbook of live formulas and a memo to the sponsor (management analysts).
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from .reorder import REORDER_POINTS
 from .rmd import RMD_HOUSEHOLD
 from .rtt import RTT_BREACH_LIST
 from .servicedesk import ERLANG_C_STAFFING
+from .spans import SPANS_AND_LAYERS
 from .stackup import TOLERANCE_STACKUP
 from .staffing import NURSE_STAFFING_HPPD
 from .storm import STORM_SEWER_DESIGN
@@ -75,6 +78,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS,
+    SPANS_AND_LAYERS,
 )
 
 
