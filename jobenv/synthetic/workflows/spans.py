@@ -352,7 +352,8 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
                    (L["savings"], "US dollars a year, 2 decimal places"), (L["decision"], "yes or no"),
                    (L["premise"], "yes or no")]
     prompt = instructions(
-        rng, prof=prof, requester=person(rng), role=rng.choice(prof.requesters), org=rng.choice(prof.orgs),
+        rng, prof=prof, requester=person(rng), role=rng.choice(("Engagement Partner", "Partner", "Engagement Manager")),
+        org=rng.choice(("a management consultancy", "an organisation design practice")),
         subject=f"{client}: spans and layers",
         purpose=rng.choice((f"please benchmark {client}'s spans and layers and size the delayering savings.",
                             f"I need {client}'s spans of control and layers against the peer benchmark, and what "
@@ -443,7 +444,7 @@ def _workspace(rng: random.Random, P: dict[str, Any], x: dict[str, Any], client:
         "Frozen are unfunded under the hiring freeze and are not positions."]))
     add(f"{P['hr_dir']}/acting_appointments.docx", "policy", lambda p: write_docx(p, "Acting appointments", [
         f"Date: {iso(asof)}",
-        f"{act['id']} is acting {_title(act, False)} while the post is filled. While acting, {act['id']} reports to "
+        f"{act['id']} is acting {_title(act, False)} until the post is filled substantively. While acting, {act['id']} reports to "
         f"{act['parent']} ({_title(by[act['parent']], False)}) and leads the post's team.",
         f"The HRIS record still shows the substantive manager ({x['sub']['id']}) until the appointment is "
         f"confirmed; workforce analyses place acting managers on the reporting line given here."]))
@@ -475,7 +476,7 @@ def _workspace(rng: random.Random, P: dict[str, Any], x: dict[str, Any], client:
                                                       for d in rng.sample(_DEPTS, 6)])]))
     add(f"{hris}/data_dictionary.txt", "reference", lambda p: write_text(p, "\n".join(
         [f"{C[k]}: {v}" for k, v in (("id", "position / employee id (E... employee or vacancy, C... contractor)"),
-                                     ("manager", "id of the supervisor in HRIS"), ("vacancy", "Y = open vacancy"),
+                                     ("manager", "id of the supervisor in HRIS (blank for the CEO)"), ("vacancy", "Y = open vacancy"),
                                      ("req", "requisition of a vacancy"), ("acting", "Y = acting appointment"),
                                      ("cost", "annual loaded cost, USD"))]) + "\n"))
     add(f"{hris}/archive/engagement_survey_{asof.year - 1}.csv", "distractor", lambda p: write_csv(
