@@ -173,7 +173,7 @@ def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     assert score_output(task, tmp_path / "blind") <= 0.1
 
 
-def test_last_years_superseded_thresholds_lose(task, tmp_path):
+def test_last_years_superseded_thresholds_loses(task, tmp_path):
     f, P = _load(task)
     old = solver.analyse(str(task / "task_folder"), P, ("prior_deck",))
     assert old["savings"] != f["savings"] and old["cut"] == P["old_narrow_below"]

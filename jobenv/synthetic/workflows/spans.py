@@ -227,11 +227,11 @@ def _extract(rng: random.Random, nodes: list[dict[str, Any]]) -> dict[str, Any]:
             "contractors": contractors, "solo": solo}
 
 
-def _rows(rng: random.Random, nodes: list[dict[str, Any]], x: dict[str, Any], C: dict[str, str],
+def _rows(rng: random.Random, nodes: list[dict[str, Any]], x: dict[str, Any],
           reqs: list[list[Any]]) -> list[list[Any]]:
     out = []
     used = {n["id"] for n in nodes}
-    k = 0
+    numbers = iter(rng.sample(range(4100, 4999), 30))  # requisition numbers, in no telling order
     for n in nodes:
         vac = bool(n.get("vacant"))
         mgr = n["parent"]
@@ -242,18 +242,18 @@ def _rows(rng: random.Random, nodes: list[dict[str, Any]], x: dict[str, Any], C:
         req = ""
         pid = n["id"]
         if vac:
-            req = f"REQ-{4100 + k}"
-            k += 1
+            req = f"REQ-{next(numbers)}"
             reqs.append([req, _title(n, False), n["dept"], n["cost"], "Funded"])
         out.append([pid, mgr, _title(n, n["id"] == x["acting"]["id"]) if not vac else _title(n, False), n["dept"],
                     n["grade"], "Employee", "Y" if vac else "N", req, "Y" if n["id"] == x["acting"]["id"] else "N",
                     n["cost"]])
     by = x["by"]
     for f in x["frozen"]:
-        pid = f"E{rng.choice([v for v in range(10001, 99999) if f'E{v}' not in used][:50])}"
+        pid = f"E{rng.randint(10001, 99999)}"
+        while pid in used:
+            pid = f"E{rng.randint(10001, 99999)}"
         used.add(pid)
-        dept, req = by[f["parent"]]["dept"], f"REQ-{4100 + k}"
-        k += 1
+        dept, req = by[f["parent"]]["dept"], f"REQ-{next(numbers)}"
         grade = rng.choice(("S2", "S1"))
         cost = round(_GRADE[grade], -2)
         reqs.append([req, f"{dept} Analyst", dept, cost, "Frozen"])
@@ -268,8 +268,8 @@ def _rows(rng: random.Random, nodes: list[dict[str, Any]], x: dict[str, Any], C:
                     "Contractor", "N", "", "N", rng.randint(90, 160) * 1000])
     out.sort(key=lambda r: r[0])
     for _ in range(2):  # a couple of frozen requisitions never attached to a position in the extract
-        reqs.append([f"REQ-{4100 + k}", "Business Analyst", rng.choice(_DEPTS), 68000, "Frozen"])
-        k += 1
+        reqs.append([f"REQ-{next(numbers)}", "Business Analyst", rng.choice(_DEPTS), 68000, "Frozen"])
+    reqs.sort()
     return out
 
 
@@ -291,7 +291,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     client = rng.choice(_CLIENTS)
     asof = dt.date(rng.choice((2025, 2026)), rng.randint(1, 11), rng.randint(1, 28))
     reqs: list[list[Any]] = []
-    rows = _rows(rng, nodes, x, C, reqs)
+    rows = _rows(rng, nodes, x, reqs)
     fy = asof.year + (1 if asof.month >= 7 else 0)
     P: dict[str, Any] = {
         "files": {"hris": f"{dirs['hris']}/extracts/hris_positions_{asof:%Y%m%d}.csv",
