@@ -6,14 +6,15 @@ probability 0.45 (layer 3), 0.25 (layer 4), 0.12 (layer 5) and 0.08 (layer 6), t
 manager's span is drawn from 1-12 (weights 3, 8, 12, 12, 13, 12, 10, 9, 7, 6, 4, 4 %, so about a quarter of managers
 are narrow). Annual loaded cost is log-normal (sigma 0.12) around a grade median (CEO 450k, executives 260k, then
 175k, 140k, 115k and 98k for managers by layer, 56-82k for staff), whole dollars. The HRIS extract adds 4-6 vacancies
-on frozen (unfunded) requisitions beside 3-6 funded ones, 6-14 contractors (1-2 employees supervise only
+on frozen (unfunded) requisitions beside 3-6 funded ones, 5-15 contractors (1-2 employees supervise only
 contractors), one acting manager still shown on their substantive line and one circular reporting line that HR
 corrected by e-mail. The sponsor's savings hurdle is 3-30 % above or below the savings; the benchmark's layers are the
 organisation's depth plus 0-1 (premise holds) or less 1.
 
 Failure behaviour: ``draw`` raises DegenerateTask when the organisation falls outside its size, fewer than two
-manager roles can be removed, loaded costs tie within a group of narrow managers, or a planted trap moves no graded
-figure; ``recheck`` raises OSError, KeyError or ValueError on a folder that is not this workflow's.
+manager roles can be removed, loaded costs tie within a group of narrow managers, last year's thresholds give the
+same savings, or a planted trap moves no graded figure; ``recheck`` raises OSError, KeyError or ValueError on a
+folder that is not this workflow's (ValueError too for a reporting loop the corrections leave).
 """
 
 from __future__ import annotations
@@ -380,7 +381,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     return Draft(subject=f"Spans and layers for {client}", instructions=prompt, files=writers, roles=roles, params=P,
                  traps=traps, targets=dict(targets),
                  distributions="260-420 positions, 6-7 layers; spans 1-12 (a quarter narrow); loaded cost log-normal "
-                               "(sigma 0.12) by grade; 3-6 funded and 4-6 frozen vacancies; 6-14 contractors; one "
+                               "(sigma 0.12) by grade; 3-6 funded and 4-6 frozen vacancies; 5-15 contractors; one "
                                "acting manager; one circular line; hurdle 3-30 % off the savings")
 
 
