@@ -53,6 +53,8 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``sla.py``: monthly availability against a managed-hosting SLA (merged outages, approved windows up to their end,
   local-time Service Months) and the service credits owed, in a workbook of live formulas and a claim letter (IT
   managers).
+- ``spans.py``: spans of control, layers and the delayering savings of a client organisation from its HRIS extract,
+  in a workbook of live formulas and a memo to the sponsor (management analysts).
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ from .rmd import RMD_HOUSEHOLD
 from .rtt import RTT_BREACH_LIST
 from .servicedesk import ERLANG_C_STAFFING
 from .sla import SLA_CREDITS_CLAIM
+from .spans import SPANS_AND_LAYERS
 from .stackup import TOLERANCE_STACKUP
 from .staffing import NURSE_STAFFING_HPPD
 from .storm import STORM_SEWER_DESIGN
@@ -94,7 +97,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
-    ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM,
+    ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS,
 )
 
 
