@@ -39,6 +39,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   workbook of live formulas with a client letter (personal financial advisors).
 - ``reorder.py``: reorder points (ABC service levels, safety stock) and EOQ order quantities in case packs before peak
   season, in a workbook of live formulas and a purchase-order memo (online merchants).
+- ``quote.py``: a three-site instrument quote (combined-order volume tiers, bundle discount, service on list, freight
+  per site) against the margin floor and the approval matrix, in a workbook of live formulas with a cover letter and
+  an approval request (technical sales representatives).
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
+from .quote import MULTI_SITE_QUOTE
 from .regz import REG_Z_RESCISSION
 from .reorder import REORDER_POINTS
 from .rmd import RMD_HOUSEHOLD
@@ -75,6 +79,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS,
+    MULTI_SITE_QUOTE,
 )
 
 
