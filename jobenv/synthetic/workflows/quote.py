@@ -119,7 +119,7 @@ def recheck(folder: Path, P: dict[str, Any]) -> Facts:
         rows.append({"site": r["site"], "sku": r["sku"], "list": lst, "tier": pct, "ext": ext[key]})
     zone = {r["state"]: r["zone"] for r in read_rows(folder / F["freight"], "Zones")}
     rate = {r["zone"]: r for r in read_rows(folder / F["freight"], "Rates")}
-    freight = []
+    freight: list[dict[str, Any]] = []
     for s in read_rows(folder / F["rfq"], P["sites_sheet"]):
         z = rate[zone[s["state"]]]
         freight.append({"site": s["site"], "freight": rnd(float(z["per_shipment"]) + float(z["per_instrument"])
@@ -144,9 +144,9 @@ def recheck(folder: Path, P: dict[str, Any]) -> Facts:
 def _catalogue(rng: random.Random) -> dict[str, Any]:
     """The price book's SKUs (current and older list), the tiers, the customer's sites and the RFQ lines."""
     prefix = rng.choice(("CV", "LM", "HA", "BM"))
-    inst = [{"name": n, "family": "Instrument", "eligible": "yes", "list": round(rng.uniform(lo, hi), -2)}
+    inst: list[dict[str, Any]] = [{"name": n, "family": "Instrument", "eligible": "yes", "list": round(rng.uniform(lo, hi), -2)}
             for n, lo, hi in rng.sample(_INSTRUMENTS, rng.randint(5, 7))]
-    acc = [{"name": n, "family": "Accessory", "eligible": "no", "list": round(rng.uniform(lo, hi), -2)}
+    acc: list[dict[str, Any]] = [{"name": n, "family": "Accessory", "eligible": "no", "list": round(rng.uniform(lo, hi), -2)}
            for n, lo, hi in rng.sample(_ACCESSORIES, rng.randint(3, 5))]
     for k, s in enumerate(inst + acc):
         s["sku"] = f"{prefix}-{(1 if s['family'] == 'Instrument' else 5)}{100 + 7 * k:03d}"
