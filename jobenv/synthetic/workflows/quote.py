@@ -290,14 +290,14 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     prompt = instructions(
         rng, prof=prof, requester=person(rng), role=rng.choice(prof.requesters), org=f"{maker}, {rng.choice(prof.orgs)}",
         subject=f"{customer} {rfq_id}: three-site quote",
-        purpose=rng.choice((f"please quote {customer}'s three-site order ({rfq_id}) with the volume tiers, the "
+        purpose=rng.choice((f"please quote the three-site order from {customer} ({rfq_id}) with the volume tiers, the "
                             f"service contract and freight, and check it against our {floor:g} % margin floor.",
-                            f"I need the quote for {customer}'s {rfq_id} (three sites) priced, margin-checked against "
+                            f"I need the quote for {rfq_id} from {customer} (three sites) priced, margin-checked against "
                             f"the {floor:g} % floor and routed to the right approver.",
                             f"can you build the {rfq_id} quote for {customer} - tiers, service, freight - and tell me "
                             f"whether it clears the {floor:g} % floor and who has to sign it off?")),
         about=f"the price book, our standard costs, the RFQ schedule and the freight rate card (quote date {iso(qdate)})",
-        belief=f"{customer}'s buyer says we promised {P['promo_sku']} at {P['promo_price']:,.2f} each - I assume we can "
+        belief=f"The buyer at {customer} says we promised {P['promo_sku']} at {P['promo_price']:,.2f} each - I assume we can "
                "honour that, but check it.",
         table={"file": D["workbook"], "headers": cols, "unit": "site and SKU ordered (quantity above 0) in the RFQ schedule"},
         memo_file=D["memo"], memo_labels=memo_labels,
