@@ -55,6 +55,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   managers).
 - ``spans.py``: spans of control, layers and the delayering savings of a client organisation from its HRIS extract,
   in a workbook of live formulas and a memo to the sponsor (management analysts).
+- ``quote.py``: a three-site instrument quote (combined-order volume tiers, bundle discount, service on list, freight
+  per site) against the margin floor and the approval matrix, in a workbook of live formulas with a cover letter and
+  an approval request (technical sales representatives).
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
 from .registration import REGISTRATION_VALIDATION
+from .quote import MULTI_SITE_QUOTE
 from .regz import REG_Z_RESCISSION
 from .reorder import REORDER_POINTS
 from .rmd import RMD_HOUSEHOLD
@@ -97,7 +101,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     REG_Z_RESCISSION, CAPITAL_APPRAISAL, PPAP_CAPABILITY, TOLERANCE_STACKUP, NURSE_STAFFING_HPPD, TRAVEL_PER_DIEM,
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
-    ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS,
+    ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
 )
 
 
