@@ -77,8 +77,8 @@ from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
-from .registration import REGISTRATION_VALIDATION
 from .quote import MULTI_SITE_QUOTE
+from .registration import REGISTRATION_VALIDATION
 from .regz import REG_Z_RESCISSION
 from .reorder import REORDER_POINTS
 from .rmd import RMD_HOUSEHOLD
