@@ -1,4 +1,5 @@
-"""``jobenv generate``: synthetic JobTasks-style tasks generated from real public data."""
+"""``jobenv generate``: synthetic JobTasks-style tasks (profession workflows on generated data, scenarios on real
+public data)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from ._common import non_negative_int, positive_int
 __all__ = ["NAME", "HELP", "Options", "add_arguments", "run"]
 
 NAME = "generate"
-HELP = "generate synthetic JobTasks-style tasks from real public data"
+HELP = "generate synthetic JobTasks-style tasks: profession workflows on stated generated data, scenarios on real public data"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Synthetic JobTasks-style tasks generated from real public data, each with a deterministic ground truth.
+"""Synthetic JobTasks-style tasks, each with a deterministic ground truth: profession workflows on stated
+generated data and scenarios on real public data.
 
 Public API (heavy modules load on first use, so ``import jobenv`` stays fast):
 
