@@ -196,7 +196,7 @@ def is_registered(env_id: str) -> bool:
     return env_id in ENV_SPECS
 
 
-def load_tasks(env_id: str, **options: Any) -> list[Task]:
+def load_tasks(env_id: str, *, generate: bool = True, **options: Any) -> list[Task]:
     """The tasks of ``env_id`` in stable order (hosting addresses tasks by index).
 
     ``env_id`` is a registered id, the path of a task folder (one ``taskN/`` or a tree of them, split
@@ -204,6 +204,8 @@ def load_tasks(env_id: str, **options: Any) -> list[Task]:
     explicitly), split ``harbor``, graded by its own ``tests/``. ``jobenv/synthetic`` takes ``seed`` and ``n``. Raises UnknownEnvError for an unknown id that is
     not a folder either, DatasetNotFoundError (with the download command) for a split not on disk,
     TaskFormatError for a malformed task. A task count that differs from the published one is a warning.
+    A generated split not yet on disk is generated here (minutes for the default 24 tasks); ``generate=False``
+    raises DatasetNotFoundError naming the command that generates it instead (what a server wants at start-up).
     """
     if env_id not in ENV_SPECS and (env_id.startswith("harbor:") or Path(env_id).expanduser().is_dir()):
         if options:
@@ -234,6 +236,7 @@ def load_tasks(env_id: str, **options: Any) -> list[Task]:
     require("synthetic", f"{spec.id} (tasks generated on this machine; or download them: {DOWNLOAD_HINT['jobtasks']})"
             if spec.dataset == "jobtasks" else spec.id)
     from .synthetic import GENERATOR_VERSION, ensure_default_split
+    from .synthetic.runner import is_generated
 
     if spec.dataset == "jobtasks":
         seed, n, split = TRAIN_STANDIN_SEED, DEFAULT_SYNTHETIC_TASKS, "train"
@@ -242,7 +245,13 @@ def load_tasks(env_id: str, **options: Any) -> list[Task]:
         if seed < 0:
             raise UnknownEnvError(f"{env_id}: seed must be >= 0 (negative seeds are reserved for the generated "
                                   "jobtasks/train stand-in)")
-    root = ensure_default_split(data_dir() / "synthetic" / f"seed{seed}-n{n}", n=n, seed=seed)
+    dest = data_dir() / "synthetic" / f"seed{seed}-n{n}"
+    if not generate and not is_generated(dest, n, seed):
+        cmd = f"jobenv tasks {env_id}" + (f" --seed {seed} --n {n}" if spec.dataset == "synthetic" else "")
+        how = f"; or download it: {DOWNLOAD_HINT['jobtasks']}" if spec.dataset == "jobtasks" else ""
+        raise DatasetNotFoundError(f"{env_id}: not generated on this machine yet (`{cmd}` generates its {n} tasks "
+                                   f"once, a minute or more{how})")
+    root = ensure_default_split(dest, n=n, seed=seed)
     return load_tree(root, split, revision=f"generated-{GENERATOR_VERSION}-seed{seed}-n{n}")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
+from typing import Any
 
 from ._common import non_negative_int, positive_int
 
@@ -31,7 +32,7 @@ def run(opts: Options) -> int:
     """Index, task id, rubric count and whether checks grade it. UnknownEnvError / DatasetNotFoundError -> exit 2."""
     from ..registry import load_tasks
 
-    options = {k: v for k, v in (("seed", opts.seed), ("n", opts.n)) if v is not None}
+    options: dict[str, Any] = {k: v for k, v in (("seed", opts.seed), ("n", opts.n)) if v is not None}
     for i, task in enumerate(load_tasks(opts.env_id, **options)):
         print(f"{i:4d}  {task.uid:45} {len(task.rubrics):3d} rubrics  checks={'yes' if task.has_checks else 'no'}")
     return 0

@@ -4,9 +4,8 @@ The agent controls every byte of the files it writes, and the ``read`` tool, the
 judge all parse such files. Here every parse runs in a small pool of worker processes shared by the whole
 trainer process (at most :attr:`ExtractLimits.workers` at once, whatever the number of episodes): each worker
 runs under an address-space limit, a job that overruns its time is killed together with its worker, and so is
-a job whose caller is cancelled, so no thread or process keeps burning CPU for a step that is over. The
-trainer only ever receives bounded text. Jobs queue first-come first-served for a worker; a job's time limit
-counts from the moment it has one, and :func:`queue_wait` tells a caller how long it queued.
+a job whose caller is cancelled, so no thread or process keeps burning CPU for a step that is over. Jobs queue
+first-come first-served for a worker; a job's time limit counts from the moment it has one (:func:`queue_wait`).
 Time limits are CPU seconds of the worker and its helpers (so load slows a job without cutting it short); wall
 time is only a backstop at ``WALL_FACTOR`` times the budget (:mod:`jobenv.extract.bounds`).
 

@@ -84,7 +84,7 @@ class Runtime:
                 try:
                     if env_id not in tasks:
                         started = time.monotonic()
-                        tasks[env_id] = list(load_tasks(env_id))
+                        tasks[env_id] = list(load_tasks(env_id, generate=False))  # start-up never generates
                         if not quiet:
                             log(f"tasks: {env_id} {len(tasks[env_id])} loaded in {time.monotonic() - started:.1f} s")
                     loaded[split] = env_id

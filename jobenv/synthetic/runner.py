@@ -418,6 +418,20 @@ def progress_printer(every: int, stream: Any) -> Callable[[int, int, int], None]
     return report
 
 
+def _split_key(n: int, seed: int, judgement: bool) -> dict[str, Any]:
+    return {"generator_version": GENERATOR_VERSION, "seed": int(seed), "n": int(n), "judgement": bool(judgement)}
+
+
+def is_generated(dest: Path, n: int, seed: int, *, judgement: bool = False) -> bool:
+    """True when ``dest`` holds the finished split :func:`ensure_default_split` would make (same generator version,
+    seed, n and judgement); False for anything else, a missing or unreadable marker included."""
+    try:
+        got = json.loads((Path(dest) / SPLIT_MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(got, dict) and all(got.get(k) == v for k, v in _split_key(n, seed, judgement).items())
+
+
 def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0, *, judgement: bool = False) -> Path:
     """Generate ``n`` tasks from ``seed`` into ``dest`` once; later calls return ``dest`` at once.
 
@@ -431,14 +445,10 @@ def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0,
     never sees a partial split. Raises like :func:`generate`.
     """
     dest = Path(dest)
-    want = {"generator_version": GENERATOR_VERSION, "seed": int(seed), "n": int(n), "judgement": bool(judgement)}
+    want = _split_key(n, seed, judgement)
 
     def current() -> bool:
-        try:
-            got = json.loads((dest / SPLIT_MARKER).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return False
-        return all(got.get(k) == v for k, v in want.items())
+        return is_generated(dest, n, seed, judgement=judgement)
 
     if current():
         return dest

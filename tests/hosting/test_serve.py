@@ -74,16 +74,16 @@ def tool_error(fn: Any) -> Any:
 def test_only_routes_whose_tasks_load_are_served(serve: ServeProcess, orclient: Any) -> None:
     status, body = serve.get("/list_environments")
     assert status == 200
-    # JobBench is not downloaded here: not served, with one log line that says how to fix it; the default route
-    # (first) serves every split that loads
-    assert json.loads(body) == ["jobenv", "jobtasks", "jobenvsample"]
-    assert env_handle(orclient, serve, "jobenv").list_splits() == ["train", "sample"]
-    skipped = [line for line in serve.jobenv_lines() if "not serving /jobbench" in line]
-    assert len(skipped) == 1 and "jobenv download" in skipped[0], serve.jobenv_lines()
-    assert env_handle(orclient, serve, "jobtasks").list_splits() == ["train"]
+    # JobBench is not downloaded and the train stand-in not generated here: neither is served, each with one log line
+    # that says how to fix it (start-up never generates); the default route (first) serves every split that loads
+    assert json.loads(body) == ["jobenv", "jobenvsample"]
+    assert env_handle(orclient, serve, "jobenv").list_splits() == ["sample"]
+    for route, fix in (("jobbench", "jobenv download"), ("jobtasks", "`jobenv tasks jobtasks/train` generates")):
+        skipped = [line for line in serve.jobenv_lines() if f"not serving /{route}" in line]
+        assert len(skipped) == 1 and fix in skipped[0], serve.jobenv_lines()
     assert env_handle(orclient, serve, SAMPLE).list_splits() == ["sample"]
     status, body = serve.get("/jobtasks/splits")
-    assert json.loads(body) == [{"name": "train", "type": "train"}]
+    assert status == 404, body
     assert serve.status()["open_sandboxes"] == 0
 
 

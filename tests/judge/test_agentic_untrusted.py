@@ -88,8 +88,9 @@ def test_planted_modules_and_repo_config_never_run_for_the_judge(tmp_path: Path,
     where, total, total_inside, script, write, git = texts
     assert "PLANTED" not in "".join(texts), texts
     assert where.split("\n")[1] == JUDGE_CWD and "/workspace" not in where.split("\n")[2], where
-    assert "sum 41250" in total and "999" not in total, total
-    assert "sum 41250" in total_inside and "999" not in total_inside, total_inside
+    # the planted reader would print "sum 999" (the tool output's nonce may contain any digits)
+    assert "sum 41250" in total and "sum 999" not in total, total
+    assert "sum 41250" in total_inside and "sum 999" not in total_inside, total_inside
     assert "check sees /" in script and "/workspace" not in script, script  # it ran, with the standard library's
     assert "append=1" in write and "touch=1" in write, write  # a read-only copy
     assert "fsmonitor-quiet" in git and "FSMONITOR-RAN" not in git.replace("echo FSMONITOR-RAN", ""), git

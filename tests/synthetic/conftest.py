@@ -41,6 +41,19 @@ def score_output(task_dir: Path, out: Path) -> float:
     return weighted_score(t.rubrics, grade_checks(t.rubrics, out, t.instructions))
 
 
+def write_memo_lines(path: Path, lines: list[str]) -> None:
+    """A hand-written memo: one paragraph per line in a Word file for a ``.docx`` path, else the lines as text."""
+    if path.suffix == ".docx":
+        import docx
+
+        doc = docx.Document()
+        for line in lines:
+            doc.add_paragraph(line)
+        doc.save(str(path))
+    else:
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def one_per_family(tasks):
     seen: dict[str, object] = {}
     for t in tasks:

@@ -15,7 +15,7 @@ from jobenv.synthetic.workflows.topsheet import BUDGET_TOP_SHEET as WF
 from jobenv.synthetic.workflows.topsheet import recheck
 from jobenv.synthetic.writers import write_csv, write_xlsx
 
-from .conftest import score_output
+from .conftest import score_output, write_memo_lines
 
 _TAXES = [(6.2, 150000.0), (1.45, None), (3.0, 10000.0)]
 
@@ -177,15 +177,7 @@ def _hand(out: Path, P: dict, f: dict, *, atl_delta: float = 0.0, extra: list[st
         pairs = [(k, "No") if k in (L["decision"], L["premise"]) else (k, "0") for k, _ in pairs]
     lines = ["# Top sheet v4", "", "| Item | Value |", "|---|---|", *[f"| **{k}** | {v} |" for k, v in pairs],
              *(extra or []), "", "Non-residents are out of qualified spend and wages stop at the cap."]
-    if D["memo"].endswith(".docx"):
-        import docx
-
-        doc = docx.Document()
-        for ln in lines:
-            doc.add_paragraph(ln)
-        doc.save(str(out / D["memo"]))
-    else:
-        (out / D["memo"]).write_text("\n".join(lines) + "\n")
+    write_memo_lines(out / D["memo"], lines)
 
 
 def test_a_correct_answer_written_by_hand_earns_full_credit(task, tmp_path):

@@ -15,7 +15,7 @@ from jobenv.synthetic.workflows.dfw import DFW_RATES as WF
 from jobenv.synthetic.workflows.dfw import recheck
 from jobenv.synthetic.writers import write_csv
 
-from .conftest import score_output
+from .conftest import score_output, write_memo_lines
 
 
 def test_two_proportion_z_by_hand():
@@ -124,7 +124,6 @@ def _hand(out: Path, P: dict, f: dict, *, delta: float = 0.0, extra: list[str] |
     """A lecturer's own answer: the workbook typed in (no formulas, no roster), section columns in reverse order with
     a notes column and suppressed cells as 'n<10'; the slides as one text box each with '=' lines; the cover note's
     facts as a Markdown table with bold labels and units."""
-    import docx
     from openpyxl import Workbook
     from pptx import Presentation
     from pptx.util import Inches
@@ -171,13 +170,7 @@ def _hand(out: Path, P: dict, f: dict, *, delta: float = 0.0, extra: list[str] |
         pairs = [(k, "No") if k in (L["decision"], L["premise"]) else (k, "0") for k, _ in pairs]
     lines = ["# SOC 1010 DFW", "", "| Item | Value |", "|---|---|", *[f"| **{k}** | {v} |" for k, v in pairs],
              *(extra or []), "", "Pre-census drops were left out and each student counted once per section."]
-    if D["memo"].endswith(".docx"):
-        doc = docx.Document()
-        for ln in lines:
-            doc.add_paragraph(ln)
-        doc.save(str(out / D["memo"]))
-    else:
-        (out / D["memo"]).write_text("\n".join(lines) + "\n")
+    write_memo_lines(out / D["memo"], lines)
 
 
 def test_a_correct_answer_written_by_hand_earns_full_credit(task, tmp_path):

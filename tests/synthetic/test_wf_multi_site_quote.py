@@ -14,7 +14,7 @@ from jobenv.synthetic.workflows.quote import MULTI_SITE_QUOTE as WF
 from jobenv.synthetic.workflows.quote import recheck
 from jobenv.synthetic.writers import write_csv, write_xlsx
 
-from .conftest import score_output
+from .conftest import score_output, write_memo_lines
 
 _TIERS = [{"family": "Instrument", "min": 1.0, "max": 2.0, "pct": 0.0},
           {"family": "Instrument", "min": 3.0, "max": 5.0, "pct": 5.0},
@@ -152,13 +152,7 @@ def _hand(out: Path, P: dict, f: dict, *, total_delta: float = 0.0, extra: list[
         pairs = [(k, "No") if k in (L["decision"], L["premise"]) else (k, "0") for k, _ in pairs]
     lines = ["# Deal desk request", "", "| Item | Value |", "|---|---|", *[f"| **{k}** | {v} |" for k, v in pairs],
              *(extra or []), "", "Current price book, tiers on the combined order, service on list, freight per site."]
-    if D["memo"].endswith(".docx"):
-        doc = docx.Document()
-        for ln in lines:
-            doc.add_paragraph(ln)
-        doc.save(str(out / D["memo"]))
-    else:
-        (out / D["memo"]).write_text("\n".join(lines) + "\n")
+    write_memo_lines(out / D["memo"], lines)
 
 
 def test_a_correct_quote_written_by_hand_earns_full_credit(task, tmp_path):

@@ -16,7 +16,7 @@ from jobenv.synthetic.workflows.registration import REGISTRATION_VALIDATION as W
 from jobenv.synthetic.workflows.registration import recheck
 from jobenv.synthetic.writers import write_csv, write_xlsx
 
-from .conftest import score_output
+from .conftest import score_output, write_memo_lines
 
 
 def test_npi_check_digit_by_hand():
@@ -154,15 +154,7 @@ def _hand(out: Path, P: dict, f: dict, *, drop: int = 0, extra: list[str] | None
         pairs = [(k, "No" if v in ("Yes", "No") else "0") for k, v in pairs]
     lines = ["# Release note", "", "| Item | Value |", "|---|---|", *[f"| **{k}** | {v} |" for k, v in pairs],
              *(extra or []), "", "Rules v2 applied; kiosk DOB serials converted, ZIP zeros restored."]
-    if D["memo"].endswith(".docx"):
-        import docx
-
-        doc = docx.Document()
-        for ln in lines:
-            doc.add_paragraph(ln)
-        doc.save(str(out / D["memo"]))
-    else:
-        (out / D["memo"]).write_text("\n".join(lines) + "\n")
+    write_memo_lines(out / D["memo"], lines)
 
 
 def test_a_correct_answer_written_by_hand_earns_full_credit(task, tmp_path):

@@ -14,7 +14,7 @@ from jobenv.synthetic.workflows.reorder import REORDER_POINTS as WF
 from jobenv.synthetic.workflows.reorder import recheck
 from jobenv.synthetic.writers import write_csv, write_xlsx
 
-from .conftest import score_output
+from .conftest import score_output, write_memo_lines
 
 
 def test_safety_stock_reorder_point_and_eoq_by_hand():
@@ -138,15 +138,7 @@ def _hand(out: Path, P: dict, f: dict, *, rop_delta: float = 0.0, extra: list[st
         pairs = [(k, "0") if k not in (L["decision"], L["premise"]) else (k, "No") for k, _ in pairs]
     lines = ["# PO recommendation", "", "| Item | Value |", "|---|---|", *[f"| **{k}** | {v} |" for k, v in pairs],
              *(extra or []), "", "Stock-out days were left out, bundles exploded, both channels used."]
-    if D["memo"].endswith(".docx"):
-        import docx
-
-        doc = docx.Document()
-        for ln in lines:
-            doc.add_paragraph(ln)
-        doc.save(str(out / D["memo"]))
-    else:
-        (out / D["memo"]).write_text("\n".join(lines) + "\n")
+    write_memo_lines(out / D["memo"], lines)
 
 
 def test_a_correct_answer_written_by_hand_earns_full_credit(task, tmp_path):

@@ -16,7 +16,7 @@ from jobenv.synthetic.workflows.sla import SLA_CREDITS_CLAIM as WF
 from jobenv.synthetic.workflows.sla import recheck
 from jobenv.synthetic.writers import write_csv, write_xlsx
 
-from .conftest import score_output
+from .conftest import score_output, write_memo_lines
 
 T = dt.datetime
 
@@ -125,7 +125,6 @@ def _hand(out: Path, P: dict, f: dict, *, avail_delta: float = 0.0, extra: list[
           blind: bool = False) -> None:
     """An IT manager's own answer: the monthly sheet typed in (no formulas) with the columns in reverse order,
     yes/no in capitals and a notes column; the letter's facts as a Markdown table with bold labels and units."""
-    import docx
     from openpyxl import Workbook
 
     out.mkdir(parents=True, exist_ok=True)
@@ -150,10 +149,7 @@ def _hand(out: Path, P: dict, f: dict, *, avail_delta: float = 0.0, extra: list[
              *[f"| **{k}** | {v} |" for k, v in pairs], *(extra or []), "",
              "Overlapping outages were merged, the window overrun counted after the window's end, and the months cut "
              "in local time."]
-    doc = docx.Document()
-    for ln in lines:
-        doc.add_paragraph(ln)
-    doc.save(str(out / D["memo"]))
+    write_memo_lines(out / D["memo"], lines)
 
 
 def test_a_correct_answer_written_by_hand_earns_full_credit(task, tmp_path):

@@ -15,7 +15,7 @@ from jobenv.synthetic.workflows.spans import SPANS_AND_LAYERS as WF
 from jobenv.synthetic.workflows.spans import recheck
 from jobenv.synthetic.writers import write_csv, write_xlsx
 
-from .conftest import score_output
+from .conftest import score_output, write_memo_lines
 
 
 def test_layers_count_the_ceo_as_one_and_a_loop_reaches_no_layer():
@@ -118,7 +118,6 @@ def _hand(out: Path, P: dict, f: dict, *, savings_delta: float = 0.0, extra: lis
           blind: bool = False) -> None:
     """An analyst's own answer: the sheets typed in (no formulas) with the Spans columns in reverse order, flags in
     capitals and a notes column; the memo's facts as a Markdown table with bold labels and units, in Word."""
-    import docx
     from openpyxl import Workbook
 
     out.mkdir(parents=True, exist_ok=True)
@@ -150,10 +149,7 @@ def _hand(out: Path, P: dict, f: dict, *, savings_delta: float = 0.0, extra: lis
     lines = ["# Spans and layers", "", "| Item | Value |", "|---|---|", *[f"| **{k}** | {v} |" for k, v in pairs],
              *(extra or []), "", "Contractors and frozen requisitions left out; the acting manager and the looped line "
              "placed as HR says."]
-    doc = docx.Document()
-    for ln in lines:
-        doc.add_paragraph(ln)
-    doc.save(str(out / D["memo"]))
+    write_memo_lines(out / D["memo"], lines)
 
 
 def test_a_correct_answer_written_by_hand_earns_full_credit(task, tmp_path):

@@ -162,8 +162,11 @@ def test_jobtasks_train_falls_back_to_generated_split_then_prefers_download(data
 
     # three tasks stand for the default's 24 (the same prefix of the same stream; a draw costs seconds)
     monkeypatch.setattr(registry, "DEFAULT_SYNTHETIC_TASKS", 3)
+    with pytest.raises(DatasetNotFoundError, match=r"not generated on this machine yet \(`jobenv tasks jobtasks/train`"):
+        jobenv.load_tasks("jobtasks/train", generate=False)  # what a server asks at start-up
     generated = jobenv.load_tasks("jobtasks/train")
     assert len(generated) == 3 and all(t.split == "train" and t.ground_truth for t in generated)
+    assert [t.id for t in jobenv.load_tasks("jobtasks/train", generate=False)] == [t.id for t in generated]
     assert (data_dir / "synthetic" / f"seed{registry.TRAIN_STANDIN_SEED}-n3").is_dir()  # cached with the run
     write_split(tmp_path / "jt" / "train", ["auditors/task1", "lawyers/task4"])
     import_snapshot(tmp_path / "jt", dataset="jobtasks", progress=False)
