@@ -58,6 +58,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``quote.py``: a three-site instrument quote (combined-order volume tiers, bundle discount, service on list, freight
   per site) against the margin floor and the approval matrix, in a workbook of live formulas with a cover letter and
   an approval request (technical sales representatives).
+- ``datasheet.py``: a draft datasheet's electrical specs verified against the released characterisation lot (typ =
+  median at 25 C, min/max = mean -/+ 3 sigma over the rated range, guard-banded rounding, units converted), with the
+  corrected datasheet, a change log and a note on engineering sign-off (technical writers).
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ from .capability import PPAP_CAPABILITY
 from .capex import CAPITAL_APPRAISAL
 from .caseload import CASELOAD_REPORT
 from .coursegain import COURSE_EVALUATION
+from .datasheet import DATASHEET_VERIFICATION
 from .decline import DECLINE_CURVE
 from .dfw import DFW_RATES
 from .dmr import DMR_REVIEW
@@ -102,6 +106,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
+    DATASHEET_VERIFICATION,
 )
 
 
