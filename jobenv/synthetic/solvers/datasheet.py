@@ -84,7 +84,7 @@ def readings(folder, P, naive=()):
     """{symbol: [(temp_c, value in the published unit)]} from the characterisation export of record."""
     F, C = P["files"], P["columns"]
     rel = F["lot_a"] if "lot_a" in naive else F["lot_b"]
-    out = {}
+    out: dict = {}
     for r in read_frame(folder, rel).to_dict("records"):
         sym = str(r[C["parameter"]]).strip()
         if sym not in P["specs"]:
@@ -141,7 +141,7 @@ def _datasheet(path, P, facts):
     doc = docx.Document()
     doc.add_heading(P["title"], level=1)
     doc.add_paragraph(P["conditions_note"])
-    rows = {}
+    rows: dict = {}
     for r in facts["table"]:
         rows.setdefault(r["symbol"], dict(parameter=r["parameter"], symbol=r["symbol"]))[r["limit"]] = fmt(
             r["new"], r["decimals"])

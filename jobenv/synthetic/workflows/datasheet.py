@@ -23,6 +23,7 @@ folder that is not this workflow's.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as dt
 import io
 import math
@@ -46,7 +47,7 @@ __all__ = ["DATASHEET_VERIFICATION"]
 
 # symbol: name, conditions, published unit, decimals, limits, mean range, sd range, unit logged at site 2
 _CATALOGUE: dict[str, tuple[str, str, str, int, tuple[str, ...], tuple[float, float], tuple[float, float], str]] = {
-    "VOUT": ("Output voltage accuracy", "IOUT = 1 mA", "V", 3, ("min", "typ", "max"), (3.296, 3.304),
+    "VOUT": ("Output voltage", "IOUT = 1 mA", "V", 3, ("min", "typ", "max"), (3.296, 3.304),
              (0.004, 0.007), "V"),
     "IQ": ("Quiescent current", "IOUT = 0 mA, VEN = VIN", "µA", 1, ("typ", "max"), (35.0, 60.0), (1.5, 3.0), "mA"),
     "ISHDN": ("Shutdown current", "VEN = 0 V", "µA", 2, ("typ", "max"), (0.25, 0.5), (0.03, 0.06), "nA"),
@@ -228,7 +229,9 @@ def _write_datasheet(path: Path, title: str, note: str, rows: list[list[str]], e
 def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft:
     from ..solvers.datasheet import analyse, readings, spec_statistics
 
-    prof = profession(occupation)
+    # the trigger is the print date, whatever else the profession's requests are about
+    prof = dataclasses.replace(profession(occupation), occasions=("the datasheet goes to print next week",
+                                                                  "the printer needs the final files next week"))
     auto = rng.random() < 0.5
     symbols = list(_ALWAYS) + rng.sample([s for s in _CATALOGUE if s not in _ALWAYS], rng.randint(4, 6))
     symbols.sort(key=list(_CATALOGUE).index)
