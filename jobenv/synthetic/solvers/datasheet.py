@@ -162,20 +162,25 @@ def _datasheet(path, P, facts):
     _fixed_dates(path)
 
 
+def _memo_lines(P, facts):
+    L = P["labels"]
+    return [f"{L['specs']}: {facts['n_specs']}", f"{L['wrong']}: {facts['n_wrong']}",
+            f"{L['decision']}: {yes_no(facts['decision'])}", f"{L['premise']}: {yes_no(facts['premise'])}"]
+
+
 def write_outputs(output_dir, P, facts):
     import csv
 
     os.makedirs(output_dir, exist_ok=True)
-    D, L, H = P["deliverables"], P["labels"], P["log_columns"]
+    D, H = P["deliverables"], P["log_columns"]
     _datasheet(os.path.join(output_dir, D["datasheet"]), P, facts)
     with open(os.path.join(output_dir, D["log"]), "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow([H["symbol"], H["limit"], H["old"], H["new"], H["unit"]])
         for c in facts["changes"]:
             w.writerow([c["symbol"], c["limit"], c["text"], fmt(c["new"], c["decimals"]), c["unit"]])
-    write_memo(os.path.join(output_dir, D["memo"]), [
-        f"{L['specs']}: {facts['n_specs']}", f"{L['wrong']}: {facts['n_wrong']}",
-        f"{L['decision']}: {yes_no(facts['decision'])}", f"{L['premise']}: {yes_no(facts['premise'])}", "",
+    write_memo(os.path.join(output_dir, D["memo"]), _memo_lines(P, facts) + [
+        "",
         "Method: lot B characterisation (contact-failure readings dropped, every reading in the published unit); "
         "typ = median at 25 C; min/max = mean -/+ 3 sample standard deviations over the rated range; typ rounded "
         "half up, min down and max up at the style guide's decimal places."])

@@ -40,7 +40,7 @@ from ...tasks import Rubric
 from ..common import DegenerateTask, fld, fld_num, llm, rubric, tol
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
-from ..writers import normalize_zip, write_csv, write_docx, write_pdf, write_text
+from ..writers import normalize_zip, write_csv, write_docx, write_pdf, write_text, write_xlsx
 from .base import Draft, Facts, Workflow, iso, pick_labels
 
 __all__ = ["DATASHEET_VERIFICATION"]
@@ -408,6 +408,11 @@ def _workspace(rng: random.Random, P: dict[str, Any], data: dict[str, Any], when
         f"{part} characterisation test program\nColumns: {', '.join(P['columns'].values())}.\n"
         f"Temperatures are junction temperatures set by the thermal head: {', '.join(map(str, chip['temps']))} C.\n"
         "Each device is measured once per temperature and parameter; an invalid touchdown is retried.\n")))
+    add(f"{char}/final_test_limits_{part.lower()}.xlsx", "reference", lambda p: write_xlsx(p, [
+        ("Final test", ["symbol", "test_temp_c", "lower_limit", "upper_limit", "unit", "note"],
+         [[s, 25, f"{chip['mean'][s] - 4.5 * chip['sd'][s]:.{v['decimals']}f}" if "min" in v["limits"] else "",
+          f"{chip['mean'][s] + 4.5 * chip['sd'][s]:.{v['decimals']}f}", v["unit"],
+          "production screen at 25 C; not a datasheet value"] for s, v in P["specs"].items()])]))
     add(f"{docs}/drafts/{part}_ordering_information.docx", "distractor", lambda p: write_docx(
         p, f"{part} ordering information", [f"{part}DBVR: SOT-23-5, tape and reel of 3000.",
                                             f"{part}DRVR: 2 mm x 2 mm WSON-6, tape and reel of 3000."]))
