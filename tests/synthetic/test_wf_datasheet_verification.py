@@ -179,7 +179,6 @@ def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     _hand(tmp_path / "hedged", P, f, extra=[f"| {L['wrong']} | {f['n_wrong'] + 2} |"])
     assert score_output(task, tmp_path / "hedged") < 1.0
     _hand(tmp_path / "blind", P, f, blind=True)
-    print("scores", [score_output(task, tmp_path / k) for k in ("wrong", "hedged", "blind")])
     assert score_output(task, tmp_path / "blind") <= 0.1
 
 
@@ -188,5 +187,4 @@ def test_an_answer_by_the_superseded_procedure_and_style_guide_loses(task, tmp_p
     old = solver.analyse(str(task / "task_folder"), P, ("typ_all_temps", "round_limits"))
     assert old["n_wrong"] != f["n_wrong"] or _changes(old) != _changes(f)
     solver.write_outputs(str(tmp_path / "old"), P, old)
-    print("superseded", score_output(task, tmp_path / "old"))
     assert score_output(task, tmp_path / "old") <= 0.75
