@@ -183,7 +183,7 @@ def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     assert score_output(task, tmp_path / "blind") <= 0.1
 
 
-def test_statistics_on_the_superseded_v1_guideline_labels_lose(task, tmp_path):
+def test_statistics_on_the_superseded_v1_guideline_loses(task, tmp_path):
     f, P = _load(task)
     old = solver.analyse(str(task / "task_folder"), P, ("unmapped",))
     assert old["alpha"] < f["alpha"] and old["n_todo"] > f["n_todo"]

@@ -4,9 +4,9 @@ label and majority adjudication (computer and information research scientists).
 One pilot of a labelling project (support-ticket intent, claim stance or toxicity; 4-5 labels under the current
 guideline v2) is generated: 240-420 items, each labelled by the same three annotators. True labels follow a
 per-task prior (weights uniform 0.5-1.5, normalised); each annotator's labels are Dawid-Skene draws: correct with
-a per-annotator accuracy (0.86-0.95 when the pilot is to clear the alpha threshold, 0.70-0.82 otherwise; the
-third annotator 4-10 points below the others), errors going to the planted ambiguous pair's partner with
-probability 0.75 when the true label is in that pair (whose accuracy is 10 points lower), otherwise uniformly to
+a per-annotator accuracy (0.93-0.98 when the pilot is to clear the alpha threshold, 0.72-0.84 otherwise; the
+third annotator 3-8 points below the others), errors going to the planted ambiguous pair's partner with
+probability 0.75 when the true label is in that pair (whose accuracy is 8 points lower), otherwise uniformly to
 the other labels. Labels submitted before guideline v2's effective date (about 35-60 % of the pilot) use the v1
 vocabulary, in which the v2 merged label was two labels that annotators split almost at random (30 % flip from the
 item's v1 subtype). 2-5 % of (item, annotator) slots are skipped (a row with a blank label), 2-4 % are
@@ -47,7 +47,7 @@ _PROJECTS: tuple[dict[str, Any], ...] = (
      "labels": ["supports", "refutes", "not_enough_info", "off_topic"],
      "merged": "supports", "v1": ["supports", "partially_supports"]},
     {"name": "comment toxicity", "slug": "toxicity", "unit": "comment",
-     "labels": ["none", "harassment", "threat", "profanity", "identity_attack"],
+     "labels": ["not_toxic", "harassment", "threat", "profanity", "identity_attack"],
      "merged": "harassment", "v1": ["insult", "harassment"]},
 )
 _LABELS = {
@@ -262,8 +262,8 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     prompt = _prompt(rng, P, t, proj, prof, org, writers)
     return Draft(subject=f"Annotator agreement on the {proj['name']} pilot", instructions=prompt, files=writers,
                  roles=roles, params=P, traps=traps, targets=dict(targets),
-                 distributions="240-420 items x 3 annotators; Dawid-Skene labels (accuracy 0.86-0.95 or 0.70-0.82, "
-                               "third annotator 4-10 pts lower, planted ambiguous pair 10 pts lower with 75 % of its "
+                 distributions="240-420 items x 3 annotators; Dawid-Skene labels (accuracy 0.93-0.98 or 0.72-0.84, "
+                               "third annotator 3-8 pts lower, planted ambiguous pair 8 pts lower with 75 % of its "
                                "errors to the partner); v1 vocabulary before the v2 date (35-60 % of the pilot); "
                                "skips 2-5 %; re-labels 2-4 %; gold subset 40-60 items")
 
@@ -295,7 +295,8 @@ def _procedure(P: dict[str, Any]) -> list[str]:
         "- Weakest pair: the annotator pair with the lowest Cohen's kappa.",
         "- Most-confused label pair: for every item and every pair of annotators who both labelled it with different "
         "labels, count one disagreement for that unordered pair of labels; the pair with the most disagreements is "
-        "the most confused (the guideline text to revisit). Report its count.",
+        "the most confused (the guideline text to revisit; a tie goes to the pair whose labels sort first "
+        "alphabetically). Report its count.",
         "- Adjudicated label: an item in the gold subset takes its gold label; otherwise the label given by at "
         "least two annotators (majority); an item with no such label goes to the adjudicator and has no adjudicated "
         "label yet.",
