@@ -61,12 +61,16 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``datasheet.py``: a draft datasheet's electrical specs verified against the released characterisation lot (typ =
   median at 25 C, min/max = mean -/+ 3 sigma over the rated range, guard-banded rounding, units converted), with the
   corrected datasheet, a change log and a note on engineering sign-off (technical writers).
+- ``agreement.py``: inter-annotator agreement on a labelling pilot (pairwise Cohen's kappa, Fleiss' kappa,
+  Krippendorff's alpha with missing values) after mapping superseded-guideline labels, the most-confused label pair and
+  gold-then-majority adjudication, in a workbook of live formulas with two slides (research scientists).
 """
 
 from __future__ import annotations
 
 from .accesslog import ACCESS_LOG_REVIEW
 from .adverse import ADVERSE_IMPACT
+from .agreement import ANNOTATOR_AGREEMENT
 from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
 from .capability import PPAP_CAPABILITY
@@ -106,7 +110,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
-    DATASHEET_VERIFICATION,
+    DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT,
 )
 
 
