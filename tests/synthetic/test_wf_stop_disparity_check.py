@@ -147,14 +147,15 @@ def _hand(out: Path, P: dict, f: dict, *, delta: float = 0.0, extra: list[str] |
         ws.title = P["sheet"]
         ws.append([W[k] for k in keys] + ["notes"])
         for g in f["groups"]:
-            vals = dict(g, stop_rate=None if g["stop_rate"] is None else g["stop_rate"] + delta)
+            vals = dict(g, stop_rate=None if g["stop_rate"] is None else g["stop_rate"] + delta,
+                        hit_rate=None if g["hit_rate"] is None else g["hit_rate"] + delta)
             ws.append([(f"n<{P['min_events']}" if vals[k] is None else vals[k]) for k in keys] + ["checked"])
         wb.save(out / D["workbook"])
     pairs = [(L["persons"], f"{f['persons']:,} persons"), (L["stops"], f"{f['stops']:,}"),
              (L["cmp_stop_rate"], f"{f['cmp_stop_rate'] + delta:.1f}"), (L["ref_stop_rate"], f"{f['ref_stop_rate']:.1f}"),
              (L["stop_ratio"], f"{f['stop_ratio']:.2f}x"), (L["cmp_search_rate"], f"{f['cmp_search_rate']:.1f}"),
              (L["ref_search_rate"], f"{f['ref_search_rate']:.1f}"), (L["search_ratio"], f"{f['search_ratio']:.2f}x"),
-             (L["cmp_hit"], f"{f['cmp_hit']:.1f}%"), (L["cmp_low"], f"{f['cmp_low']:.1f}%"),
+             (L["cmp_hit"], f"{f['cmp_hit'] + delta:.1f}%"), (L["cmp_low"], f"{f['cmp_low']:.1f}%"),
              (L["cmp_high"], f"{f['cmp_high']:.1f}%"), (L["ref_hit"], f"{f['ref_hit']:.1f} %"),
              (L["ref_low"], f"{f['ref_low']:.1f}%"), (L["ref_high"], f"{f['ref_high']:.1f}%"),
              (L["suppressed"], f"{f['suppressed']}"), (L["decision"], yes(f["decision"])),
@@ -175,8 +176,8 @@ def test_a_correct_answer_written_by_hand_earns_full_credit(task, tmp_path):
 
 def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     f, P = _load(task)
-    _hand(tmp_path / "wrong", P, f, delta=3.0)
-    assert score_output(task, tmp_path / "wrong") <= 0.85
+    _hand(tmp_path / "wrong", P, f, delta=3.0)  # stop rates and hit rates three points off
+    assert score_output(task, tmp_path / "wrong") <= 0.8
     L = P["labels"]
     _hand(tmp_path / "hedged", P, f, extra=[f"| {L['stop_ratio']} | {f['stop_ratio'] + 0.4:.2f} |"])
     assert score_output(task, tmp_path / "hedged") < 1.0
@@ -184,7 +185,7 @@ def test_wrong_hedged_and_blind_answers_lose(task, tmp_path):
     assert score_output(task, tmp_path / "blind") <= 0.1
 
 
-def test_the_superseded_2021_guidelines_lose(task, tmp_path):
+def test_the_superseded_2021_guidelines_loses(task, tmp_path):
     f, P = _load(task)
     old = solver.analyse(str(task / "task_folder"), P, ("stops", "race_alone", "all_searches"))
     assert old["persons"] < f["persons"] and old["ref_stop_rate"] < f["ref_stop_rate"]

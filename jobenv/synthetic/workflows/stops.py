@@ -73,7 +73,7 @@ _LABELS = {
     "ref_hit": ("White hit rate (%)", "Contraband hit rate, White (%)", "White searches finding contraband (%)"),
     "ref_low": ("White hit rate 95% CI lower (%)", "White hit rate, Wilson lower bound (%)", "White CI low (%)"),
     "ref_high": ("White hit rate 95% CI upper (%)", "White hit rate, Wilson upper bound (%)", "White CI high (%)"),
-    "suppressed": ("Suppressed rates", "Rates suppressed (too few events)", "Number of suppressed rates"),
+    "suppressed": ("Suppressed rates", "Rates suppressed", "Number of suppressed rates"),
     "decision": ("Outcome test shows a lower Black hit rate", "Black hit rate significantly below White",
                  "Outcome-test disparity (Black vs White)"),
     "premise": ("Draft's stop-rate claim holds", "Draft story's stop claim supported", "Stop claim in draft is right"),
@@ -394,9 +394,10 @@ def _workspace(rng: random.Random, P: dict[str, Any], city: str, data: dict[str,
     add(f"{census}/archive/census_2010_race.csv", "distractor", lambda p: write_csv(p, ["census_row", "count"], [
         ["Total population", rng.randint(90_000, 200_000)],
         ["White alone", rng.randint(60_000, 120_000)], ["Black or African American alone", rng.randint(15_000, 40_000)]]))
-    add(f"{pd_dir}/beats.csv", "distractor", lambda p: write_csv(p, ["beat", "district", "sq_miles"], [
-        [f"{d}{n}", {"N": "North", "E": "East", "S": "South", "W": "West"}[d], f"{rng.uniform(1.2, 6.5):.1f}"]
-        for d in "NESW" for n in range(1, 5)]))
+    beats = [[f"{d}{n}", {"N": "North", "E": "East", "S": "South", "W": "West"}[d], round(rng.uniform(1.2, 6.5), 1)]
+             for d in "NESW" for n in range(1, 5)]
+    add(f"{pd_dir}/beats_and_districts.xlsx", "distractor",
+        lambda p: write_xlsx(p, [("Beats", ["beat", "district", "sq_miles"], beats)]))
     add(f"{pd_dir}/calls_for_service_{y}_monthly.csv", "distractor", lambda p: write_csv(
         p, ["month", "calls", "priority_1"], [[f"{y}-{m:02d}", rng.randint(4000, 7000), rng.randint(300, 700)]
                                                for m in range(1, 13)]))
