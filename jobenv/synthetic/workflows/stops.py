@@ -6,8 +6,8 @@ One calendar year of a fictional city police department's person-level stop expo
 120,000-260,000 residents (census shares not Hispanic: White 40-60 %, Black 12-25 %, Asian 4-8 %, two or more races
 2.5-4.5 %, American Indian 0.3-0.8 %, Pacific Islander 0.1-0.3 %; Hispanic of any race 12-25 %), 3,500-6,500
 persons stopped, each stop holding one person (82 %), two (12 %), three (4 %) or four (2 %), a passenger sharing the
-driver's perceived race four times in five. Persons stopped per 1,000 residents: White 14-24 scaled to the size,
-Black 1.6-3.6 times White, Hispanic 1.1-1.7, Asian 0.45-0.8, the others 0.7-1.6; 2-4 % coded unknown race.
+driver's perceived race four times in five. Drivers are drawn in proportion to residents times a stop multiple
+(White 1, Black 1.6-3.6, Hispanic 1.1-1.7, Asian 0.45-0.8, the others 0.7-1.6); 2-4 % of persons are coded unknown.
 Search probability: White 4-7 %, Black 1.8-3.0 times, Hispanic 1.3-2.0 times, others 0.7-1.3 times; bases consent
 25 %, probable cause 35 %, incident to arrest 25 %, inventory 10 %, warrant 5 %. Hit probability in discretionary
 searches: White 30-42 %, Black 18-25 points lower when the outcome test is to show a disparity, within 4 points
@@ -320,13 +320,14 @@ def _standards(P: dict[str, Any]) -> list[str]:
         "person; only the latest version counts.",
         f"- Period: stops dated in calendar {P['year']} (1 January to 31 December).",
         "- Groups: the officer-perceived race or ethnicity code in the export, mapped by the department's codebook. "
-        "Unknown race stays in the totals but gets no rate (no population).",
+        "Unknown race stays in the totals of persons and stops but gets no row and no rate (no population); every "
+        "group named below gets a row.",
         "- Denominators: residents from the census table in the folder, one row per group: "
         + "; ".join(f"{g['group']} = '{g['census_row']}'" for g in P["groups"])
         + ". The stop data code Hispanic as its own group, so every other group uses its 'not Hispanic or Latino' "
         "row; the 'alone' rows include Hispanic residents and are not used.",
         "- Stop rate = persons stopped / residents x 1,000; search rate = persons searched / residents x 1,000. "
-        f"Ratios are a group's rate divided by the {P['reference']} rate (the reference group).",
+        f"Ratios are a group's unrounded rate divided by the unrounded {P['reference']} rate (the reference group).",
         "- Outcome test: the hit rate is the share of discretionary searches (search basis "
         + " or ".join(P["discretionary"]) + ") that found contraband or evidence. Incident-to-arrest, inventory "
         "and warrant searches are not the officer's choice and stay out of the hit rate (they count as searches).",
