@@ -148,7 +148,8 @@ def _workbook(path, P, f):
     ts = wb.active
     ts.title = "Tally"
     ts.append(["group", "searched", "discretionary", "contraband_found", "persons"])
-    disc, tally = set(P["discretionary"]), {}
+    disc = set(P["discretionary"])
+    tally = {}  # type: dict[tuple, int]
     for r in f["rows"]:
         tested = r["searched"] and (f["all_searches"] or r["basis"] in disc)
         key = (r["group"], yes_no(r["searched"]).upper()[0], yes_no(tested).upper()[0], yes_no(r["found"]).upper()[0])
