@@ -64,6 +64,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``agreement.py``: inter-annotator agreement on a labelling pilot (pairwise Cohen's kappa, Fleiss' kappa,
   Krippendorff's alpha with missing values) after mapping superseded-guideline labels, the most-confused label pair and
   gold-then-majority adjudication, in a workbook of live formulas with two slides (research scientists).
+- ``stops.py``: a police-stop disparity check before publication (persons stopped and searched per 1,000 residents on
+  the census rows the standards name, ratios to the reference group, the outcome test on discretionary searches with
+  Wilson intervals, small-count suppression) against a draft story's claim, in a workbook of live formulas and a
+  fact-check memo (reporters).
 """
 
 from __future__ import annotations
@@ -96,6 +100,7 @@ from .sla import SLA_CREDITS_CLAIM
 from .spans import SPANS_AND_LAYERS
 from .stackup import TOLERANCE_STACKUP
 from .staffing import NURSE_STAFFING_HPPD
+from .stops import STOP_DISPARITY
 from .storm import STORM_SEWER_DESIGN
 from .survey_raking import SURVEY_RAKING
 from .survival import KAPLAN_MEIER
@@ -110,7 +115,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
-    DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT,
+    DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY,
 )
 
 
