@@ -22,6 +22,7 @@ KeyError or ValueError on a folder that is not this workflow's.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
 import random
@@ -208,7 +209,10 @@ def _pilot(rng: random.Random, proj: dict[str, Any], targets: dict[str, bool]) -
 def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft:
     from ..solvers.agreement import analyse
 
-    prof = profession(occupation)
+    # the trigger is the labelling budget, whatever else the profession's requests are about
+    prof = dataclasses.replace(profession(occupation), occasions=(
+        "the vendor's quote for the next labelling batch expires on Friday",
+        "the steering committee decides on funding more labelling this week"))
     proj = dict(rng.choice(_PROJECTS))
     t = _pilot(rng, proj, targets)
     dirs = pick_labels(rng, _DIRS)
