@@ -94,9 +94,9 @@ from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
 from .quote import MULTI_SITE_QUOTE
+from .recovery import SECTOR_RECOVERY
 from .registration import REGISTRATION_VALIDATION
 from .regz import REG_Z_RESCISSION
-from .recovery import SECTOR_RECOVERY
 from .reorder import REORDER_POINTS
 from .rmd import RMD_HOUSEHOLD
 from .rtt import RTT_BREACH_LIST

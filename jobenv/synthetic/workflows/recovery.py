@@ -103,7 +103,7 @@ def recheck(folder: Path, P: dict[str, Any]) -> Facts:
     gov = [r for r in read_rows(folder / F["gov"]) if r[C["gov_month"]][:7] <= P["story_month"]]
     for name in P["gov_sectors"]:
         data[name] = [(r[C["gov_month"]][:7], float(r[name].replace(",", "")) / 1000) for r in gov]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, s in data.items():
         inside = [v for m, v in s if P["window"][0] <= m <= P["window"][1]]
         top = max(inside)
