@@ -63,7 +63,7 @@ _LABELS = {
                     "Count of sectors not yet recovered"),
     "below_list": ("List of sectors below peak", "Sectors not yet recovered, by name",
                    "Which sectors remain short of their peak"),
-    "steepest": ("Sector with the steepest percentage drop", "Largest % decline, sector", "Hardest-hit sector (%)"),
+    "steepest": ("Sector with the steepest percentage drop", "Largest % decline, sector", "Hardest-hit sector (by % drop)"),
     "biggest": ("Sector with the largest job loss (thousands)", "Largest job loss, sector", "Most jobs lost, sector"),
     "decision": ("Total nonfarm back at or above its pre-recession peak", "Region has regained its peak jobs level",
                  "Nonfarm employment recovered"),
@@ -356,11 +356,12 @@ def _workspace(rng: random.Random, P: dict[str, Any], region: str, data: dict[st
             "The last row of the downloaded file is the current month.",
             "The first published release is final for our purposes; do not wait for revisions.",
             "Superseded by the current recovery tracker method; kept for the record of earlier stories."]))
+    cap = region[0].upper() + region[1:]  # "the Orvin Basin" opens a sentence
     count_claim = ("Every one of the region's sectors has now climbed back above its pre-recession high." if k == 0
                    else f"Only {k} of the region's 14 sectors remain below their pre-recession peaks.")
     add(f"{desk}/drafts/weekend_jobs_story_draft.md", "reference", lambda p: write_text(p, "\n".join([
-        f"# DRAFT - {region} jobs: the long way back", "",
-        f"{region} has regained all the jobs it lost in the recession, according to the state's payroll figures.",
+        f"# DRAFT - {cap} jobs: the long way back", "",
+        f"{cap} has regained all the jobs it lost in the recession, according to the state's payroll figures.",
         "", count_claim, "",
         f"{truth['steepest']} was hit hardest of all the sectors, in percentage terms.", "",
         f"Reporter: {reporter}. Figures to be checked by the data desk."]) + "\n"))
