@@ -68,6 +68,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   the census rows the standards name, ratios to the reference group, the outcome test on discretionary searches with
   Wilson intervals, small-count suppression) against a draft story's claim, in a workbook of live formulas and a
   fact-check memo (reporters).
+- ``recovery.py``: sectors below their pre-recession peak for a weekend jobs story (each series' peak in a stated
+  window, later trough, drawdown in thousands and per cent, month regained, status in the story month, on the
+  benchmark-revised seasonally adjusted vintage with government converted from persons) against a draft's claims, in
+  a csv of chart data and a Markdown fact-check note (reporters).
 """
 
 from __future__ import annotations
@@ -90,6 +94,7 @@ from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
 from .quote import MULTI_SITE_QUOTE
+from .recovery import SECTOR_RECOVERY
 from .registration import REGISTRATION_VALIDATION
 from .regz import REG_Z_RESCISSION
 from .reorder import REORDER_POINTS
@@ -115,7 +120,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
-    DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY,
+    DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY,
 )
 
 
