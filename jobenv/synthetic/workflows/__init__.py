@@ -68,6 +68,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   the census rows the standards name, ratios to the reference group, the outcome test on discretionary searches with
   Wilson intervals, small-count suppression) against a draft story's claim, in a workbook of live formulas and a
   fact-check memo (reporters).
+- ``relnotes.py``: a minor version's release notes from the tracker export (exact fix version, merged, internal tickets
+  out, changes reverted on the release branch out, backports once, security by label), the breaking changes by the
+  Compatibility field as a csv and the semver claim settled (technical writers).
 """
 
 from __future__ import annotations
@@ -92,6 +95,7 @@ from .psap import PSAP_ANSWERING
 from .quote import MULTI_SITE_QUOTE
 from .registration import REGISTRATION_VALIDATION
 from .regz import REG_Z_RESCISSION
+from .relnotes import RELEASE_NOTES
 from .reorder import REORDER_POINTS
 from .rmd import RMD_HOUSEHOLD
 from .rtt import RTT_BREACH_LIST
@@ -115,7 +119,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
-    DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY,
+    DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, RELEASE_NOTES,
 )
 
 
