@@ -37,7 +37,8 @@ def live_tickets(commits):
     tickets whose every commit was reverted. A revert commit names the sha it reverts in ``reverts``; a change
     re-landed after its revert has a new, unreverted commit and stays."""
     undone = {c["reverts"].strip() for c in commits if c["reverts"].strip()}
-    kept, hit = set(), set()
+    kept: set = set()
+    hit: set = set()
     for c in commits:
         if c["reverts"].strip():
             continue
@@ -71,7 +72,7 @@ def analyse(folder, P, naive=()):
     keys = {r["key"] for r in pick}
     if "backports" not in naive:  # a backport is the same change as its original: listed once, under the original
         pick = [r for r in pick if not (r["backport_of"].strip() and r["backport_of"].strip() in keys)]
-    groups = {g: [] for g in GROUPS}
+    groups: dict = {g: [] for g in GROUPS}
     for r in pick:
         g = group_of(r, naive)
         if g:

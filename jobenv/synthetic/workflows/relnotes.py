@@ -225,13 +225,13 @@ def _tickets(rng: random.Random, P: dict[str, Any], targets: dict[str, bool]) ->
 def _guide(P: dict[str, Any], current: bool) -> list[str]:
     rel, line = P["release"], P["release"].rsplit(".", 1)[0]
     if not current:
-        return [f"Release notes style guide (2023, superseded by v3)",
+        return ["Release notes style guide (2023, superseded by v3)",
                 f"- Scope: tickets whose fix version belongs to the release line (for {line}.0, anything marked {line}).",
                 "- Sections: New features; Fixes (security fixes are fixes and go here); Deprecations.",
                 "- Breaking changes: flag every ticket labelled api-change.",
                 "- Keep each entry to one line, present tense, with the ticket key first."]
     return [
-        f"Release notes style guide v3 (current; replaces the 2023 guide)",
+        "Release notes style guide v3 (current; replaces the 2023 guide)",
         f"- Scope: a release's notes list the tickets whose Fix Version/s field names that release exactly (for "
         f"{rel}: {rel}). The field may hold several versions separated by semicolons; a ticket is in when one of them "
         f"is the release. Patch releases ({P['patch']} and later) get their own notes.",
