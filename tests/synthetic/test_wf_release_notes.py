@@ -142,7 +142,7 @@ def _hand(out: Path, P: dict, f: dict, *, total_delta: int = 0, extra: list[str]
         pairs = [(k, "No") if k in (L["decision"], L["premise"]) else (k, "0") for k, _ in pairs]
     lines = [f"# {P['release']} release notes", "", *[f"**{k}:** {v}" for k, v in pairs], *(extra or []), "",
              "Internal tickets, reverted changes and duplicate backports are not listed."]
-    write_memo_lines(out / D["notes"], lines)
+    write_memo_lines(out / D["memo"], lines)
 
 
 def test_a_correct_answer_written_by_hand_earns_full_credit(task, tmp_path):

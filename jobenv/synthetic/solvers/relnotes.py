@@ -120,7 +120,7 @@ def write_outputs(output_dir, P, facts):
         body += [f"## {heads[g]}", ""] + [
             f"- {k}: {facts['summaries'][k]}" + (" **(breaking change)**" if k in flagged else "")
             for k in facts[f"{g}_keys"]] + [""]
-    write_memo(os.path.join(output_dir, D["notes"]), _memo_lines(P, facts) + [""] + body + [
+    write_memo(os.path.join(output_dir, D["memo"]), _memo_lines(P, facts) + [""] + body + [
         "Method: merged tickets whose fix versions name the release exactly; internal tickets left out; changes "
         "whose commits on the release branch were all reverted left out; a backport listed once under its original; "
         "a ticket labelled security under Security whatever its type; breaking changes from the Compatibility field; "

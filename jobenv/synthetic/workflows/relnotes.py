@@ -2,9 +2,9 @@
 semver claim checked (technical writers).
 
 A software product's tracker export is generated for a minor release X.Y.0 (X 2-7, Y 1-9), its patch X.Y.1, the
-previous line's patches and the next minor: 300-560 tickets in all. The release's public, merged changes are 18-40
-features (Story, Improvement, New Feature), 25-60 fixes (Bug; 15 % also list the previous line's patch as a fix
-version), 1-4 deprecations, 1-3 vulnerabilities and 1-2 Bugs labelled security; 1-3 of them carry the Compatibility
+previous line's patches (60-110 tickets) and the next minor (100-220): 230-520 tickets in all. The release's public,
+merged changes are 18-40 features (Story, Improvement, New Feature), 25-60 fixes (Bug; 15 % also list the previous
+line's patch as a fix version), 1-4 deprecations, 1-3 vulnerabilities and 1-2 Bugs labelled security; 1-3 of them carry the Compatibility
 value Breaking when the semver claim is to fail, none otherwise, and 1-3 compatible features carry the retired
 api-change label. Planted beside them: 3-8 merged tickets labelled internal, 2-4 merged tickets whose commit on the
 release branch was reverted (one of them a breaking change) and 0-1 reverted then re-landed, 2-5 backport tickets of
@@ -205,7 +205,7 @@ def _tickets(rng: random.Random, P: dict[str, Any], targets: dict[str, bool]) ->
         for _ in range(rng.randint(3, 12)):
             T.ticket(rng.choice(kinds + ["Bug"] * 4), rel, status=status, resolution=res)
     for fix, statuses in ((prev, ("Merged",)), (nxt, ("Open", "In Review", "Merged", "Open"))):
-        for _ in range(rng.randint(60, 180) if fix == nxt else rng.randint(40, 90)):
+        for _ in range(rng.randint(100, 220) if fix == nxt else rng.randint(60, 110)):
             st = rng.choice(statuses)
             r = T.ticket(rng.choice(kinds + ["Bug"] * 6 + ["Task"]), fix, status=st)
             if rng.random() < 0.04:
@@ -332,7 +332,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         "files": {"tickets": f"{dirs['tracker']}/tickets_{(cut + dt.timedelta(days=5)).isoformat()}.csv",
                   "commits": f"repo/release-{major}.{minor}/commits.csv"},
         "labels": {}, "out_columns": pick_labels(rng, _OUT), "decoys": [],
-        "deliverables": {"notes": rng.choice((f"release_notes_{rel}.md", f"RELEASE_NOTES_{rel}.md", f"notes_{rel}.md")),
+        "deliverables": {"memo": rng.choice((f"release_notes_{rel}.md", f"RELEASE_NOTES_{rel}.md", f"notes_{rel}.md")),
                          "breaking": rng.choice(("upgrade_impact.csv", f"breaking_changes_{rel}.csv",
                                                  "compatibility_impact.csv"))}}
     T = _tickets(rng, P, targets)
@@ -383,16 +383,16 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         belief=f"{rel} is a minor release, so by semver there is nothing breaking in it. Please confirm.",
         table={"file": D["breaking"], "headers": [C["key"], C["kind"], C["component"], C["summary"]],
                "unit": "breaking change or deprecation (the upgrade-impact table)"},
-        memo_file=D["notes"], memo_labels=memo_labels,
+        memo_file=D["memo"], memo_labels=memo_labels,
         extra_deliverables=(f"In {D['breaking']}, {C['kind']} is breaking for a change that breaks compatibility "
                             "and deprecation for any other deprecation.",
-                            f"In {D['notes']}, after its opening lines, the notes themselves: one section per group "
+                            f"In {D['memo']}, after its opening lines, the notes themselves: one section per group "
                             "with one line per change (ticket key first) and breaking changes flagged; say how "
                             "reverts, backports and internal tickets were handled.",),
         policy=f"the release notes style guide in {dirs['docs']}/style/", files=sorted(writers))
     return Draft(subject=f"Release notes {rel}", instructions=prompt, files=writers, roles=roles, params=P,
                  traps=traps, targets=dict(targets),
-                 distributions="300-560 tickets over 5 fix versions; the release's public merged changes 18-40 "
+                 distributions="230-520 tickets over 5 fix versions; the release's public merged changes 18-40 "
                                "features, 25-60 fixes, 1-4 deprecations, 2-5 security; 3-8 internal, 2-4 reverted "
                                "(0-1 re-landed), 2-5 backports, 3-8 patch tickets; CVSS 3.1-6.9, one 7.0-9.8")
 
@@ -401,7 +401,7 @@ def rubrics(facts: Facts, P: dict[str, Any], judgement: bool) -> list[Rubric]:
     from ...check_models import FieldCheck, IdsCheck, RowCountCheck
 
     D, L, C = P["deliverables"], P["labels"], P["out_columns"]
-    memo, up = D["notes"], D["breaking"]
+    memo, up = D["memo"], D["breaking"]
     yes = lambda b: "yes" if b else "no"  # noqa: E731
 
     def whole(key: str, v: int) -> tuple[str, Any]:
