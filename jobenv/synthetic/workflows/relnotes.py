@@ -250,8 +250,8 @@ def _guide(P: dict[str, Any], current: bool) -> list[str]:
         "listed.",
         "- Counts: a section's count is the number of tickets listed in it; the total is the sum of the four sections.",
         "- Breaking changes: a change is breaking when its Compatibility field is Breaking. Flag it in its section and "
-        "list it in the breaking-changes table. The api-change label was retired in 2024; it says nothing about "
-        "compatibility.",
+        "list it in the upgrade-impact table (with the deprecations). The api-change label was retired in 2024; it "
+        "says nothing about compatibility.",
         "- Versioning: the product follows semantic versioning. A minor release (X.Y.0) may not carry a breaking "
         "change; if one is in scope the product manager must renumber the release as a major or hold the change back.",
         f"- Security advisory: when a change in the Security section has a CVSS base score of "
