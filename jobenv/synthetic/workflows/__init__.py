@@ -72,6 +72,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   window, later trough, drawdown in thousands and per cent, month regained, status in the story month, on the
   benchmark-revised seasonally adjusted vintage with government converted from persons) against a draft's claims, in
   a csv of chart data and a Markdown fact-check note (reporters).
+- ``relnotes.py``: a minor version's release notes from the tracker export (exact fix version, merged, internal tickets
+  out, changes reverted on the release branch out, backports once, security by label), the breaking changes by the
+  Compatibility field as a csv and the semver claim settled (technical writers).
 """
 
 from __future__ import annotations
@@ -97,6 +100,7 @@ from .quote import MULTI_SITE_QUOTE
 from .recovery import SECTOR_RECOVERY
 from .registration import REGISTRATION_VALIDATION
 from .regz import REG_Z_RESCISSION
+from .relnotes import RELEASE_NOTES
 from .reorder import REORDER_POINTS
 from .rmd import RMD_HOUSEHOLD
 from .rtt import RTT_BREACH_LIST
@@ -121,6 +125,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY,
+    DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, RELEASE_NOTES,
 )
 
 
