@@ -68,6 +68,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   the census rows the standards name, ratios to the reference group, the outcome test on discretionary searches with
   Wilson intervals, small-count suppression) against a draft story's claim, in a workbook of live formulas and a
   fact-check memo (reporters).
+- ``significance.py``: whether a model's gain over a tuned baseline is significant for a reviewer (per-seed accuracy
+  with a leaky run excluded, mean and SD over seeds, McNemar's exact test and a paired interval on the primary seed),
+  as a rebuttal note and a per-seed summary csv (research scientists).
 """
 
 from __future__ import annotations
@@ -96,6 +99,7 @@ from .reorder import REORDER_POINTS
 from .rmd import RMD_HOUSEHOLD
 from .rtt import RTT_BREACH_LIST
 from .servicedesk import ERLANG_C_STAFFING
+from .significance import SIGNIFICANCE_BASELINE
 from .sla import SLA_CREDITS_CLAIM
 from .spans import SPANS_AND_LAYERS
 from .stackup import TOLERANCE_STACKUP
@@ -115,7 +119,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     CASELOAD_REPORT, RTT_BREACH_LIST, ADVERSE_IMPACT, COURSE_EVALUATION, DMR_REVIEW, OUTAGE_CREDITS,
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
-    DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY,
+    DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SIGNIFICANCE_BASELINE,
 )
 
 
