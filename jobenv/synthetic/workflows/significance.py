@@ -54,9 +54,9 @@ _LABELS = {
     "sd_ours": ("Our model accuracy, SD over seeds (points)", "New model SD (points)", "Our SD (points)"),
     "gain": ("Mean gain over the baseline (points)", "Mean accuracy gain (points)", "Gain, mean over seeds (points)"),
     "n_primary": ("Test items scored, primary seed", "Primary seed test items", "Items in the paired test"),
-    "b": ("Discordant b (baseline right, ours wrong)", "b: baseline correct, ours wrong",
+    "b": ("Discordant b (baseline right, ours wrong)", "b (baseline correct, ours wrong)",
           "Pairs where only the baseline is right (b)"),
-    "c": ("Discordant c (ours right, baseline wrong)", "c: ours correct, baseline wrong",
+    "c": ("Discordant c (ours right, baseline wrong)", "c (ours correct, baseline wrong)",
           "Pairs where only our model is right (c)"),
     "p": ("McNemar exact p (two-sided)", "Exact McNemar p-value", "McNemar p, exact two-sided"),
     "ci_low": ("95% CI of the paired difference, lower (points)", "Paired difference 95% CI low (points)",
@@ -354,7 +354,8 @@ def rubrics(facts: Facts, P: dict[str, Any], judgement: bool) -> list[Rubric]:
         return f"{memo}: {L[key]}: {yes(facts[key])}", fld(memo, L[key], yes(facts[key]), ["yes", "no"])
 
     def cell(r: dict[str, Any], col: str, value: Any, tolerance: float) -> tuple[str, Any]:
-        return (f"{table}: seed {r['seed']} {S[col]} = {value}",
+        shown = value if isinstance(value, str) else f"{value:.0f}" if tolerance == 0 else f"{value:.2f}"
+        return (f"{table}: seed {r['seed']} {S[col]} = {shown}",
                 CellCheck(file=table, match={S["run"]: r["run_id"]}, column=S[col], value=value, tolerance=tolerance))
 
     kept = [r for r in facts["runs"] if r["included"]]
