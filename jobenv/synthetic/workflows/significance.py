@@ -128,7 +128,7 @@ def _simulate(rng: random.Random, targets: dict[str, bool]) -> dict[str, Any]:
     cls = list(bench["classes"])
     n = rng.randint(600, 1400)
     first = rng.randint(10000, 60000)
-    ids = [f"{bench['slug'][:2].upper()}{first + k:06d}" for k in range(n * 5)]
+    ids = [f"{str(bench['slug'])[:2].upper()}{first + k:06d}" for k in range(n * 5)]
     rng.shuffle(ids)
     test = sorted(ids[:n])
     rest = ids[n:n * rng.choice((4, 5))]
