@@ -5,18 +5,19 @@ A classification benchmark's test split (600-1,400 items, 3-6 classes) is genera
 lists 3-4 times as many train and validation ids. Five seeds were run; each seed's export holds, per test item, the
 true label and the predictions of the tuned baseline and of the new model. Each item's joint outcome is a
 multinomial draw: baseline accuracy 0.76-0.88 per task (seed noise +-0.6 points), a discordance rate of 0.08-0.16 and
-a gain set from a target z of the paired difference (2.6-3.4 when the gain is to be significant, 0.5-1.4
-otherwise; other seeds +-0.6 points around the primary seed's gain). A wrong prediction is a uniform other class.
+a gain set from a target z of the paired difference (2.5-3.1 when the gain is to be significant, 0.5-1.4
+otherwise; the primary seed gets the expected counts exactly, the other seeds draw around a gain +-0.6 points from
+it). A wrong prediction is a uniform other class.
 Planted: one run is leaky (4-10 % of its rows are ids the manifest lists as train, which it scores almost always
 right, and its new-model accuracy is 2-4 points higher); one seed's export is truncated (3-8 % of its rows missing,
 re-sent in a separate file); one other seed's export has its two prediction columns swapped (stated in the
 predictions README). The paper's draft claims the mean gain: the true one (rounded to 0.1) when the premise is to
 hold, else the one computed with the leaky run in. The superseded protocol (archived) used McNemar's chi-square.
 
-Failure behaviour: ``draw`` raises DegenerateTask when the drawn task misses a targeted answer, p sits within
-0.035-0.075 of the 0.05 level, the interval and the test disagree, the recomputed gain is under 0.3
-points, a false claim sits within 0.25 points of it, or a planted trap moves no graded figure; ``recheck`` raises OSError, KeyError or ValueError on a
-folder that is not this workflow's.
+Failure behaviour: ``draw`` raises DegenerateTask when the drawn task misses a targeted answer, p lies in
+0.035-0.075 (near the 0.05 level), the interval and the test disagree, the recomputed gain is under 0.3 points, a
+false claim sits within 0.25 points of it, or a planted trap moves no graded figure; ``recheck`` raises OSError,
+KeyError or ValueError on a folder that is not this workflow's.
 """
 
 from __future__ import annotations
@@ -114,9 +115,18 @@ def recheck(folder: Path, P: dict[str, Any]) -> Facts:
 
 # ---- drawing a task ---------------------------------------------------------------------------------------
 
-def _outcomes(rng: random.Random, n: int, acc: float, disc: float, gain: float) -> list[int]:
-    """Joint outcome per item: 3 both right, 2 baseline only, 1 ours only, 0 both wrong."""
+def _outcomes(rng: random.Random, n: int, acc: float, disc: float, gain: float, exact: bool = False) -> list[int]:
+    """Joint outcome per item: 3 both right, 2 baseline only, 1 ours only, 0 both wrong; with ``exact`` the counts
+    are the expected ones, shuffled (the primary seed's discordant pairs land where the target z puts them)."""
     p10, p01 = (disc - gain) / 2, (disc + gain) / 2
+    if exact:
+        b, c = round(p10 * n), round(p01 * n)
+        both = round(acc * n) - b
+        if min(b, c, both, n - both - b - c) <= 0:
+            raise DegenerateTask("outcome counts out of range")
+        out = [3] * both + [2] * b + [1] * c + [0] * (n - both - b - c)
+        rng.shuffle(out)
+        return out
     p11 = acc - p10
     if min(p10, p01, p11, 1 - p11 - p10 - p01) <= 0:
         raise DegenerateTask("outcome probabilities out of range")
@@ -138,7 +148,7 @@ def _simulate(rng: random.Random, targets: dict[str, bool]) -> dict[str, Any]:
     truth = {i: rng.choice(cls) for i in test + rest}
     seeds = sorted(rng.sample((0, 1, 7, 13, 17, 21, 42, 123, 1234, 2024, 31337), 5))
     acc, disc = rng.uniform(0.76, 0.88), rng.uniform(0.08, 0.16)
-    z = rng.uniform(2.6, 3.4) if targets["decision"] else rng.uniform(0.5, 1.4)
+    z = rng.uniform(2.5, 3.1) if targets["decision"] else rng.uniform(0.5, 1.4)
     g0 = z * math.sqrt(disc / n)
     leaky, trunc, swap = rng.sample(seeds, 3)
     primary = rng.choice([s for s in seeds if s != leaky])
@@ -151,7 +161,7 @@ def _simulate(rng: random.Random, targets: dict[str, bool]) -> dict[str, Any]:
         g = g0 if s == primary else g0 + rng.uniform(-0.006, 0.006)
         if s == leaky:
             g += rng.uniform(0.02, 0.04)
-        outs = _outcomes(rng, n, acc + rng.uniform(-0.006, 0.006), disc, g)
+        outs = _outcomes(rng, n, acc + rng.uniform(-0.006, 0.006), disc, g, s == primary)
         rows = [[i, s, truth[i], truth[i] if o >= 2 else wrong(truth[i]), truth[i] if o in (1, 3) else wrong(truth[i])]
                 for i, o in zip(test, outs, strict=True)]
         if s == leaky:
@@ -229,7 +239,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     return Draft(subject=f"Significance of the gain on {bench['name']}", instructions=prompt, files=writers,
                  roles=roles, params=P, traps=traps, targets=dict(targets),
                  distributions="600-1,400 test items, 5 seeds; joint outcome multinomial (baseline accuracy 0.76-0.88, "
-                               "discordance 0.08-0.16, gain from a target z of 2.6-3.4 or 0.5-1.4); leaky run with "
+                               "discordance 0.08-0.16, gain from a target z of 2.5-3.1 or 0.5-1.4); leaky run with "
                                "4-10 % train ids and +2-4 points; 3-8 % rows missing from one seed, re-sent; one "
                                "export with swapped prediction columns")
 
