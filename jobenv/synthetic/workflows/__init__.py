@@ -75,6 +75,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``relnotes.py``: a minor version's release notes from the tracker export (exact fix version, merged, internal tickets
   out, changes reverted on the release branch out, backports once, security by label), the breaking changes by the
   Compatibility field as a csv and the semver claim settled (technical writers).
+- ``significance.py``: whether a model's gain over a tuned baseline is significant for a reviewer (per-seed accuracy
+  with a leaky run excluded, mean and SD over seeds, McNemar's exact test and a paired interval on the primary seed),
+  as a rebuttal note and a per-seed summary csv (research scientists).
 """
 
 from __future__ import annotations
@@ -105,6 +108,7 @@ from .reorder import REORDER_POINTS
 from .rmd import RMD_HOUSEHOLD
 from .rtt import RTT_BREACH_LIST
 from .servicedesk import ERLANG_C_STAFFING
+from .significance import SIGNIFICANCE_BASELINE
 from .sla import SLA_CREDITS_CLAIM
 from .spans import SPANS_AND_LAYERS
 from .stackup import TOLERANCE_STACKUP
@@ -126,6 +130,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, RELEASE_NOTES,
+    DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SIGNIFICANCE_BASELINE,
 )
 
 
