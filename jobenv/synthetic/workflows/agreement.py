@@ -194,10 +194,10 @@ def _pilot(rng: random.Random, proj: dict[str, Any], targets: dict[str, bool]) -
             if rng.random() < relabel_p:
                 wrong = rng.choice([c for c in cats if c != label])
                 later = when + dt.timedelta(days=rng.randint(1, 6), minutes=rng.randint(1, 300))
-                rows.append([i, w, word(wrong, when, i), when, "submitted"])
+                rows.append([i, w, word(wrong, when, i), when, "labelled"])
                 rows.append([i, w, word(label, later, i), later, "relabelled"])
                 continue
-            rows.append([i, w, word(label, when, i), when, "submitted"])
+            rows.append([i, w, word(label, when, i), when, "labelled"])
     rng.shuffle(rows)
     rows.sort(key=lambda r: r[3])
     gold = sorted(rng.sample(items, rng.randint(40, 60)))
