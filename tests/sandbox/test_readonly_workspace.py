@@ -37,7 +37,8 @@ def test_nothing_inside_can_change_a_read_only_workspace(new_sandbox, backend: s
                                aliases={"/app": "/workspace", "/tests": "/tmp/probe/tests"})
         await sb.put_archive("/tests", _tar({"t/check.sh": (b"echo checked\n", 0o755), "data.txt": (b"d\n", 0o600)}))
         r = await sb.run(
-            "cat /app/answer.txt; echo 1250 > /app/answer.txt 2>/dev/null && echo WROTE; "
+            # the failed redirection's own message is silenced too (a subshell's stderr), so it cannot interleave
+            "cat /app/answer.txt; (echo 1250 > /app/answer.txt) 2>/dev/null && echo WROTE; "
             "chmod 777 /app/answer.txt 2>/dev/null && echo CHMOD; rm -f /app/sub/open.txt 2>/dev/null; "
             "[ -f /app/sub/open.txt ] || echo REMOVED; touch /workspace/new 2>/dev/null && echo CREATED; "
             "/tests/t/check.sh; cat /tests/data.txt; echo more > /tests/mine.txt && echo TESTS-WRITABLE; "
