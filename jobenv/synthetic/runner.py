@@ -446,17 +446,13 @@ def ensure_default_split(dest: Path, n: int = DEFAULT_SPLIT_SIZE, seed: int = 0,
     """
     dest = Path(dest)
     want = _split_key(n, seed, judgement)
-
-    def current() -> bool:
-        return is_generated(dest, n, seed, judgement=judgement)
-
-    if current():
+    if is_generated(dest, n, seed, judgement=judgement):
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     lock_path = dest.parent / f".{dest.name}.lock"
     with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if current():
+        if is_generated(dest, n, seed, judgement=judgement):  # another caller finished it meanwhile
             return dest
         tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
         try:

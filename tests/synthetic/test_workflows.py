@@ -15,6 +15,7 @@ import pytest
 from jobenv.judge import make_judge
 from jobenv.synthetic.gates import MAX_NAIVE_SCORE, TaskMeta, grade_checks
 from jobenv.synthetic.workflows import WORKFLOWS, workflows_for
+from jobenv.synthetic.workflows.base import write_files
 from jobenv.synthetic.workflows.write import recheck_task, rubric_json, solver_module
 from jobenv.tasks import load_task_dir
 
@@ -59,9 +60,7 @@ def test_every_answer_pair_can_be_drawn_and_the_solver_reaches_it(key, tmp_path)
         else:
             raise AssertionError(f"{key}: no draw reached decision={decision}, premise={premise} in 30 attempts")
         folder = tmp_path / f"{decision}-{premise}"
-        for rel, write in draft.files.items():
-            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-            write(folder / rel)
+        write_files(folder, draft.files)
         params = json.loads(json.dumps(draft.params))  # as solve.py holds them
         facts = solver.analyse(str(folder), params)
         assert (facts["decision"], facts["premise"]) == (decision, premise)

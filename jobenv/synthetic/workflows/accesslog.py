@@ -42,7 +42,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, pick_labels, read_rows, write_files
 
 __all__ = ["ACCESS_LOG_REVIEW"]
 
@@ -270,9 +270,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         root = Path(tmp)
 
         def write(files: dict[str, Any]) -> None:
-            for rel, writer in files.items():
-                (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                writer(root / rel)
+            write_files(root, files)
 
         write({**_logs(P, w, reqs), **_lists(P, w)})
         first = analyse(tmp, P)

@@ -35,7 +35,7 @@ from ..common import DegenerateTask, fld, fld_list, fld_num, llm, rnd, rubric, t
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, pick_labels, read_rows, write_files
 
 __all__ = ["ANNOTATOR_AGREEMENT"]
 
@@ -235,9 +235,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     data = _data(P, t, cols)
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
         root = Path(tmp)
-        for rel, writer in data.items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            writer(root / rel)
+        write_files(root, data)
         truth = analyse(tmp, P)
         singles = {k: analyse(tmp, P, (k,)) for k in SHORTCUTS}
     if (truth["decision"], truth["premise"]) != (targets["decision"], targets["premise"]):

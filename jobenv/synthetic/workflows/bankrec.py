@@ -23,7 +23,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows, write_files
 
 __all__ = ["BANK_RECONCILIATION"]
 
@@ -289,8 +289,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     }
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
         root = Path(tmp)
-        for rel, write in _data_writers(P, m).items():
-            write(root / rel)
+        write_files(root, _data_writers(P, m))
         truth = analyse(str(root), P)
         shortcuts = ("prior_rec", "stale", "transposition", "archived_policy")
         singles = {k: analyse(str(root), P, (k,)) for k in shortcuts}

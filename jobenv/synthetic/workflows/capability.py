@@ -27,7 +27,7 @@ from ..common import DegenerateTask, fld, fld_list, fld_num, llm, rnd, rubric, t
 from ..compose import email_text, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, pick_labels, place_away
+from .base import Draft, Facts, Workflow, pick_labels, place_away, write_files
 
 __all__ = ["PPAP_CAPABILITY"]
 
@@ -205,8 +205,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
             P["files"]["tool_log"]: lambda p: write_csv(p, ["timestamp", "machine", "event", "insert", "comment"],
                                                         tool_rows)}
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
-        for rel, write in data.items():
-            write(Path(tmp) / rel)
+        write_files(Path(tmp), data)
         truth = analyse(tmp, P)
         shortcuts = ("tool_change", "short_subgroup", "superseded_rev", "overall_sigma")
         singles = {k: analyse(tmp, P, (k,)) for k in shortcuts}

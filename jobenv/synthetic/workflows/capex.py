@@ -24,7 +24,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, rnd, rubric, tol
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels
+from .base import Draft, Facts, Workflow, iso, pick_labels, write_files
 
 __all__ = ["CAPITAL_APPRAISAL"]
 
@@ -173,8 +173,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     }
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
         root = Path(tmp)
-        for rel, write in data.items():
-            write(root / rel)
+        write_files(root, data)
         truth = analyse(str(root), P)
         if truth["irr"] is None or truth["irr"] < 1:
             raise DegenerateTask("no meaningful IRR")

@@ -30,7 +30,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, rnd, rubric, tol
 from ..compose import email_text, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels
+from .base import Draft, Facts, Workflow, iso, pick_labels, write_files
 
 __all__ = ["CASELOAD_REPORT"]
 
@@ -349,8 +349,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         d = _docket(rng, year, targets["decision"])
         with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
             root = Path(tmp)
-            for rel, write in _data_writers(P, d).items():
-                write(root / rel)
+            write_files(root, _data_writers(P, d))
             truth = analyse(str(root), P)
             if truth["decision"] == targets["decision"]:
                 singles = {k: analyse(str(root), P, (k,)) for k in shortcuts}

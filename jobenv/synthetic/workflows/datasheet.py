@@ -41,7 +41,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, rubric, tol
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import normalize_zip, write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels
+from .base import Draft, Facts, Workflow, iso, pick_labels, write_files
 
 __all__ = ["DATASHEET_VERIFICATION"]
 
@@ -269,9 +269,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
             P["files"]["lot_a"]: lambda p: write_csv(p, head, rows_a)}
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
         root = Path(tmp)
-        for rel, writer in data.items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            writer(root / rel)
+        write_files(root, data)
         stats = {}
         for lot in ("B", "A"):
             got = readings(tmp, P, ("lot_a",) if lot == "A" else ())

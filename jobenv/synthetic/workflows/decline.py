@@ -22,7 +22,7 @@ from ..common import DegenerateTask, fld, fld_list, fld_num, llm, near_rounding_
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, pick_labels, read_rows, write_files
 
 __all__ = ["DECLINE_CURVE"]
 
@@ -179,8 +179,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     }
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
         root = Path(tmp)
-        for rel, write in _data_writers(P, field).items():
-            write(root / rel)
+        write_files(root, _data_writers(P, field))
         truth = analyse(str(root), P)
         shortcuts = ("rate", "shutin", "units", "window")
         singles = {k: analyse(str(root), P, (k,)) for k in shortcuts}

@@ -34,7 +34,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, rnd, rubric, tol
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows, write_files
 
 __all__ = ["DFW_RATES"]
 
@@ -231,9 +231,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     data = _data(P, t, rng)
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
         root = Path(tmp)
-        for rel, writer in data.items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            writer(root / rel)
+        write_files(root, data)
         truth = analyse(tmp, P)
         singles = {k: analyse(tmp, P, (k,)) for k in SHORTCUTS}
     if (truth["decision"], truth["premise"]) != (targets["decision"], targets["premise"]):

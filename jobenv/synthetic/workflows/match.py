@@ -21,7 +21,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows, write_files
 
 __all__ = ["THREE_WAY_MATCH"]
 
@@ -179,8 +179,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     }
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
         root = Path(tmp)
-        for rel, write in _data_writers(P, book, register).items():
-            write(root / rel)
+        write_files(root, _data_writers(P, book, register))
         truth = analyse(str(root), P)
         shortcuts = ("duplicate", "change_order", "returns", "receipts")
         singles = {k: analyse(str(root), P, (k,)) for k in shortcuts}

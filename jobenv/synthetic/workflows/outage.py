@@ -28,7 +28,7 @@ from ...tasks import Rubric
 from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubric, tol
 from ..compose import email_text, meeting_notes, person
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, pick_labels
+from .base import Draft, Facts, Workflow, pick_labels, write_files
 
 __all__ = ["OUTAGE_CREDITS"]
 
@@ -243,9 +243,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         raise DegenerateTask("no escalated outage reaches 24 hours")
     P["premise_account"] = rng.choice(eligible) if targets["premise"] else b["planted"]
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
-        for rel, write in _data(P, b).items():
-            (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
-            write(Path(tmp) / rel)
+        write_files(Path(tmp), _data(P, b))
         P["authority"] = 1.0
         first = analyse(tmp, P)
         multi = [a for a in sorted(first["per_account"]) if a != P["premise_account"]

@@ -35,7 +35,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, rnd, rubric, tol
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows, write_files
 
 __all__ = ["SECTOR_RECOVERY"]
 
@@ -254,9 +254,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         R = _region(rng, P, targets)
         data = _data(P, R)
         with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
-            for rel, writer in data.items():
-                (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
-                writer(Path(tmp) / rel)
+            write_files(Path(tmp), data)
             truth = analyse(tmp, P)
             gap = truth["rows"][0]["gap_pct_raw"]
             if truth["decision"] != targets["decision"] or abs(gap) < 0.3:

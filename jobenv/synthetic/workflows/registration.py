@@ -31,7 +31,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows, write_files
 
 __all__ = ["REGISTRATION_VALIDATION"]
 
@@ -402,9 +402,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
                          "exceptions": rng.choice((f"exceptions_{rel}.csv", "registration_exceptions.csv")),
                          "memo": rng.choice(("release_note.md", "batch_release_note.docx", "validation_note.md"))}}
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
-        for name, write in _data(P, b).items():
-            (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
-            write(Path(tmp) / name)
+        write_files(Path(tmp), _data(P, b))
         truth = analyse(tmp, P)
         pct = truth["held_pct"]
         P["held_limit"] = nice_between(pct * 1.03, pct * 1.3, 2) if targets["decision"] else nice_between(

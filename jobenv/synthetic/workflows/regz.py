@@ -28,7 +28,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, rnd, rubric, tol
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels
+from .base import Draft, Facts, Workflow, iso, pick_labels, write_files
 
 __all__ = ["REG_Z_RESCISSION"]
 
@@ -212,8 +212,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     data = _data_writers(P, fees, docket, loan, rate, n, pmt, closed, borrower, address, lender, d_apr, d_fc, lender_af)
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
         root = Path(tmp)
-        for rel, write in data.items():
-            write(root / rel)
+        write_files(root, data)
         truth = analyse(str(root), P)
         singles = {k: analyse(str(root), P, (k,)) for k in ("section", "others", "premise")}
     if abs(truth["apr_diff"] - P["apr_tolerance"]) < 0.004 or abs(truth["understatement"] - truth["tolerance"]) < 1:

@@ -34,7 +34,7 @@ from ..common import DegenerateTask, fld, fld_list, llm, rubric
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, pick_labels
+from .base import Draft, Facts, Workflow, pick_labels, write_files
 
 __all__ = ["RELEASE_NOTES"]
 
@@ -339,9 +339,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     pm = person(rng)
     writers, roles = _workspace(rng, P, T, dirs, pm)
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
-        for rel_path in (P["files"]["tickets"], P["files"]["commits"]):
-            (Path(tmp) / rel_path).parent.mkdir(parents=True, exist_ok=True)
-            writers[rel_path](Path(tmp) / rel_path)
+        write_files(Path(tmp), {rel: writers[rel] for rel in (P["files"]["tickets"], P["files"]["commits"])})
         truth = analyse(tmp, P)
         singles = {s: analyse(tmp, P, (s,)) for s in SHORTCUTS}
     if truth["decision"] != targets["decision"] or truth["premise"] != targets["premise"]:

@@ -30,7 +30,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows, write_files
 
 __all__ = ["REORDER_POINTS"]
 
@@ -283,9 +283,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         root = Path(tmp)
 
         def write(stock: dict[str, int], pos: list[Any]) -> None:
-            for rel, writer in _data(P, b, web, mkt, stock, pos).items():
-                (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                writer(root / rel)
+            write_files(root, _data(P, b, web, mkt, stock, pos))
 
         write({}, [])
         first = analyse(tmp, P)

@@ -30,7 +30,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import SURNAMES, profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, pick_labels, read_rows, write_files
 
 __all__ = ["RMD_HOUSEHOLD", "UNIFORM", "SINGLE", "JOINT"]
 
@@ -246,9 +246,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     plan: list[list[Any]] = []
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
         def write_all() -> None:
-            for rel, write in _data(P, b, plan).items():
-                (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
-                write(Path(tmp) / rel)
+            write_files(Path(tmp), _data(P, b, plan))
 
         write_all()
         first = analyse(tmp, P)

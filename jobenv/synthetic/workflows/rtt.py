@@ -27,7 +27,7 @@ from ..common import DegenerateTask, fld, llm, rubric
 from ..compose import email_text, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels
+from .base import Draft, Facts, Workflow, iso, pick_labels, write_files
 
 __all__ = ["RTT_BREACH_LIST"]
 
@@ -186,8 +186,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     w = _list(rng, census)
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
         root = Path(tmp)
-        for rel, write in _data_writers(P, w).items():
-            write(root / rel)
+        write_files(root, _data_writers(P, w))
         truth = analyse(str(root), P)
         shortcuts = ("dna_no_reset", "cancel_reset", "duplicates", "order_by_wait")
         singles = {k: analyse(str(root), P, (k,)) for k in shortcuts}
@@ -240,8 +239,7 @@ def analyse_again(P: dict[str, Any], w: dict[str, Any]) -> Facts:
     from ..solvers.rtt import analyse
 
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
-        for rel, write in _data_writers(P, w).items():
-            write(Path(tmp) / rel)
+        write_files(Path(tmp), _data_writers(P, w))
         return analyse(tmp, P)
 
 

@@ -34,7 +34,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, rnd, rubric, tol
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, pick_labels, place_away, read_rows
+from .base import Draft, Facts, Workflow, pick_labels, place_away, read_rows, write_files
 
 __all__ = ["SIGNIFICANCE_BASELINE"]
 
@@ -204,9 +204,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
             rows = [[a, b, c, e, d] for a, b, c, d, e in rows]
         data[files[s]] = (lambda rr: lambda p: write_csv(p, head, rr))(rows)
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
-        for rel, writer in data.items():
-            (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
-            writer(Path(tmp) / rel)
+        write_files(Path(tmp), data)
         truth = analyse(tmp, P)
         singles = {k: analyse(tmp, P, (k,)) for k in SHORTCUTS}
     inflated = singles["leaky"]["gain_raw"]

@@ -35,7 +35,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, pick_labels, read_rows, write_files
 
 __all__ = ["SLA_CREDITS_CLAIM"]
 
@@ -249,9 +249,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     lines.sort(key=lambda r: (r[1], r[3] != "recurring"))
     data = _data(P, inc, win, lines)
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
-        for rel, writer in data.items():
-            (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
-            writer(Path(tmp) / rel)
+        write_files(Path(tmp), data)
         truth = analyse(tmp, P)
         vendor_view = analyse(tmp, P, ("customer_label", "overrun", "utc_months"))
         singles = {k: analyse(tmp, P, (k,)) for k in SHORTCUTS}

@@ -32,7 +32,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows, write_files
 
 __all__ = ["SPANS_AND_LAYERS"]
 
@@ -311,9 +311,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
             P["files"]["requisitions"]: lambda p: write_xlsx(p, [(P["req_sheet"], [
                 "requisition_id", "position_title", "department", "budgeted_loaded_cost", "funding_status"], reqs)])}
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
-        for rel, writer in data.items():
-            (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
-            writer(Path(tmp) / rel)
+        write_files(Path(tmp), data)
         truth = analyse(tmp, P)
         mg = {m["id"]: m for m in truth["managers"]}
         if truth["removed_count"] < 2:

@@ -28,7 +28,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows, write_files
 
 __all__ = ["NURSE_STAFFING_HPPD"]
 
@@ -236,8 +236,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     data = _data_writers(P, units)
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
         root = Path(tmp)
-        for rel, write in data.items():
-            write(root / rel)
+        write_files(root, data)
         truth = analyse(str(root), P)
         shortcuts = ("nonproductive", "agency", "admissions", "old_targets", "float_home")
         singles = {k: analyse(str(root), P, (k,)) for k in shortcuts}

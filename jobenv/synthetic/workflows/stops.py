@@ -36,7 +36,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, rnd, rubric, tol
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows, write_files
 
 __all__ = ["STOP_DISPARITY"]
 
@@ -255,9 +255,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         rows = _year_rows(rng, city, year, targets)
         data = _data(P, city, rows)
         with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
-            for rel, writer in data.items():
-                (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
-                writer(Path(tmp) / rel)
+            write_files(Path(tmp), data)
             P["claim_multiple"] = 0.0
             truth = analyse(tmp, P)
             ratio = truth["stop_ratio_raw"]

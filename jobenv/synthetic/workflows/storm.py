@@ -27,7 +27,7 @@ from ...tasks import Rubric
 from ..common import DegenerateTask, fld, fld_list, fld_num, llm, nice_between, rnd, rubric, tol
 from ..compose import email_text, meeting_notes, person
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, pick_labels, read_rows, write_files
 
 __all__ = ["STORM_SEWER_DESIGN"]
 
@@ -221,9 +221,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
                          "memo": rng.choice(("storm_design_memo.docx", f"{slug}_storm_memo.md", "memo_to_pe.docx"))}}
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
         def run(naive: tuple[str, ...] = ()) -> Facts:
-            for rel, write in _data(P, net, idf, old).items():
-                (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
-                write(Path(tmp) / rel)
+            write_files(Path(tmp), _data(P, net, idf, old))
             return analyse(tmp, P, naive)
 
         for _ in range(40):  # re-slope the first reach (upstream first) whose flow sits on a size's capacity

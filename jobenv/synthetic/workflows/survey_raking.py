@@ -30,7 +30,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import Profession, profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, pick_labels, read_rows, write_files
 
 __all__ = ["SURVEY_RAKING"]
 
@@ -220,9 +220,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
     s = _sample(rng, P, regions)
     data = _data(P, s)
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
-        for rel, write in data.items():
-            (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
-            write(Path(tmp) / rel)
+        write_files(Path(tmp), data)
         try:
             truth = analyse(tmp, P)
             loose = analyse(tmp, dict(P, cap=1e9))

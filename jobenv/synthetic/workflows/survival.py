@@ -23,7 +23,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, near_rounding_boundary, 
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, iso, pick_labels, place_away
+from .base import Draft, Facts, Workflow, iso, pick_labels, place_away, write_files
 
 __all__ = ["KAPLAN_MEIER"]
 
@@ -237,8 +237,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
 
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
         root = Path(tmp)
-        for rel, write in _data_writers(P, trial).items():
-            write(root / rel)
+        write_files(root, _data_writers(P, trial))
         truth = analyse(str(root), P)
         singles = {k: analyse(str(root), P, (k,)) for k in ("population", "event_type", "withdrawal", "cutoff")}
     for arm in ("A", "B"):

@@ -36,7 +36,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, nice_between, rnd, rubri
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, pick_labels, read_rows
+from .base import Draft, Facts, Workflow, pick_labels, read_rows, write_files
 
 __all__ = ["BUDGET_TOP_SHEET"]
 
@@ -290,9 +290,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
         root = Path(tmp)
 
         def write() -> None:
-            for rel, writer in _data(P, S, lines, v3).items():
-                (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                writer(root / rel)
+            write_files(root, _data(P, S, lines, v3))
 
         write()
         truth = analyse(tmp, P)

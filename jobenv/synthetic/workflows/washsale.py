@@ -29,7 +29,7 @@ from ..common import DegenerateTask, fld, fld_num, llm, rnd, rubric, tol
 from ..compose import email_text, instructions, meeting_notes, person
 from ..professions import profession
 from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
-from .base import Draft, Facts, Workflow, day, iso, pick_labels, place_away, read_rows
+from .base import Draft, Facts, Workflow, day, iso, pick_labels, place_away, read_rows, write_files
 
 __all__ = ["WASH_SALE_8949"]
 
@@ -298,9 +298,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
                          "memo": rng.choice(("advisor_memo.md", f"gain_loss_memo_{year}.docx", "year_end_note.md"))}}
     keys = ("proceeds", "st", "lt", "net", "disallowed", "carry_basis")
     with tempfile.TemporaryDirectory(prefix="jobenv-wf-") as tmp:
-        for rel, write in _data(P, b).items():
-            (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
-            write(Path(tmp) / rel)
+        write_files(Path(tmp), _data(P, b))
         truth = analyse(tmp, P)
         singles = {k: analyse(tmp, P, (k,)) for k in ("commission", "split", "election", "specid", "wash", "january",
                                                       "transfer")}

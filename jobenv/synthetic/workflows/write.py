@@ -35,7 +35,7 @@ from ..gates import (
     to_json,
     weighted_score,
 )
-from .base import GENERATED_LICENCE, Draft, Facts, Workflow
+from .base import GENERATED_LICENCE, Draft, Facts, Workflow, write_files
 
 __all__ = ["write_workflow_task", "solver_module", "rubric_json", "recheck_task"]
 
@@ -56,10 +56,7 @@ def write_workflow_task(wf: Workflow, draft: Draft, task_dir: Path, *, occupatio
     folder = task_dir / "task_folder"
     folder.mkdir(parents=True)
     (folder / "TASK_INSTRUCTIONS.txt").write_text(draft.instructions, encoding="utf-8")
-    for rel, write in sorted(draft.files.items()):
-        path = folder / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write(path)
+    write_files(folder, dict(sorted(draft.files.items())))
     size = dir_bytes(folder)
     if size > MAX_TASK_BYTES:
         raise QualityGateError(f"size: task folder is {size} bytes (budget {MAX_TASK_BYTES})")
