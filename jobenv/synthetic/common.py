@@ -48,7 +48,7 @@ __all__ = [
     "rubric",
 ]
 
-GENERATOR_VERSION = "2.3.0"  # 2.3: profession workflows (nested workspaces, docx/xlsx deliverables, a second solver)
+GENERATOR_VERSION = "3.0.0"  # 3.0: every task is a profession workflow (2.3 drew them beside the retired scenarios)
 
 
 class DegenerateTask(JobenvError):

@@ -90,8 +90,9 @@ def _balanced(seed: int, index: int, salt: str) -> bool:
 
 
 def _options(occ: str) -> tuple[Any, ...]:
-    """What a profession's tasks are drawn from: its scenarios, then its workflows."""
-    return (*scenarios_for(occ), *workflows_for(occ))
+    """What a profession's tasks are drawn from: its workflows (the scenarios of generator 2.x, on data from other
+    fields, are retired)."""
+    return workflows_for(occ)
 
 
 def _offset(seed: int, occ: str) -> int:
