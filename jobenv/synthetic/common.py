@@ -1,4 +1,4 @@
-"""Building blocks shared by the builder and the generator: the task plan, rounding, check and rubric builders.
+"""Building blocks shared by the workflows and the generator: the generator's version, rounding, check and rubric builders.
 
 Checks are the pydantic models of :mod:`jobenv.check_models` (the judge evaluates exactly these) and
 rubrics are :class:`jobenv.tasks.Rubric`; the generator grades them with the judge's evaluator only.
@@ -7,20 +7,11 @@ rubrics are :class:`jobenv.tasks.Rubric`; the generator grades them with the jud
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from ..check_models import (
-    CellCheck,
     Check,
-    ColumnsCheck,
     FieldCheck,
-    FileExistsCheck,
     LlmCheck,
-    RowCountCheck,
-    TextCheck,
 )
 from ..errors import JobenvError
 from ..tasks import Rubric
@@ -28,21 +19,12 @@ from ..tasks import Rubric
 __all__ = [
     "GENERATOR_VERSION",
     "DegenerateTask",
-    "RefFile",
-    "Plan",
     "rnd",
     "tol",
     "near_rounding_boundary",
-    "num_text",
     "nice_between",
-    "c_file",
-    "c_columns",
-    "c_cell",
-    "c_rows",
-    "c_regex",
     "fld",
     "fld_num",
-    "fld_has",
     "fld_list",
     "llm",
     "rubric",
@@ -53,34 +35,6 @@ GENERATOR_VERSION = "3.0.0"  # 3.0: every task is a profession workflow (2.3 dre
 
 class DegenerateTask(JobenvError):
     """The drawn parameters give ill-posed expected values; the generator redraws (never escapes generate())."""
-
-
-@dataclass
-class RefFile:
-    """One file of task_folder/ and the callable that writes it (``write(path)``)."""
-
-    name: str
-    role: str  # data | lookup | policy | email | stale | conflict | distractor
-    write: Callable[[Path], None]
-    description: str
-
-
-@dataclass
-class Plan:
-    """Everything about one task except the rubrics, which are built from its ground truth on disk."""
-
-    family: str
-    scenario: str
-    occupation: str
-    instructions: str
-    files: list[RefFile]
-    params: dict[str, Any]
-    source: dict[str, Any]
-    traps: list[dict[str, Any]]
-    subject: str
-    probe_seed: int
-    truth: dict[str, Any] = field(default_factory=dict)
-    meta: dict[str, Any] = field(default_factory=dict)
 
 
 def rnd(x: float, decimals: int) -> float:
@@ -105,13 +59,6 @@ def near_rounding_boundary(x: float, decimals: int, eps: float = 1e-6) -> bool:
     return abs(frac - 0.5) < eps * 10**decimals + 1e-9
 
 
-def num_text(x: float, decimals: int | None = None) -> str:
-    """A number as the criteria state it: fixed decimals when given, else without a trailing .0."""
-    if decimals is not None:
-        return f"{x:.{decimals}f}"
-    return str(int(x)) if float(x).is_integer() else f"{x:g}"
-
-
 def nice_between(lo: float, hi: float, decimals: int) -> float:
     """A round-looking number strictly between ``lo`` and ``hi``, more than two units of the graded place from
     both (so a value within its one-unit tolerance is on the same side)."""
@@ -131,26 +78,6 @@ def nice_between(lo: float, hi: float, decimals: int) -> float:
 
 # ---- checks: the models of jobenv.check_models -----------------------------------------------------------
 
-def c_file(file: str) -> Check:
-    return FileExistsCheck(file=file)
-
-
-def c_columns(file: str, columns: list[str]) -> Check:
-    return ColumnsCheck(file=file, columns=list(columns))
-
-
-def c_cell(file: str, match: dict[str, Any], column: str, value: Any, tolerance: float = 0.0) -> Check:
-    return CellCheck(file=file, match=dict(match), column=column, value=value, tolerance=tolerance)
-
-
-def c_rows(file: str, count: int) -> Check:
-    return RowCountCheck(file=file, count=int(count))
-
-
-def c_regex(pattern: str, file: str) -> Check:
-    return TextCheck(pattern=pattern, file=file, regex=True)
-
-
 def fld(file: str, label: str, value: str, options: list[str] | None = None) -> Check:
     """The labelled fact ``label: value`` (text); with ``options``, naming two of them fails."""
     return FieldCheck(file=file, label=label, equals=value, options=list(options) if options else None)
@@ -164,13 +91,6 @@ def fld_num(file: str, label: str, value: float, decimals: int) -> Check:
 def fld_list(file: str, label: str, items: list[str]) -> Check:
     """The labelled list ``label: a; b`` names exactly ``items`` (in any order)."""
     return FieldCheck(file=file, label=label, items=list(items))
-
-
-def fld_has(file: str, label: str, item: str, present: bool = True) -> Check:
-    """The labelled list ``label: a; b`` holds ``item`` (or, with ``present=False``, does not)."""
-    if present:
-        return FieldCheck(file=file, label=label, contains=[item])
-    return FieldCheck(file=file, label=label, excludes=[item])
 
 
 def llm(reason: str) -> Check:

@@ -1,9 +1,5 @@
-"""Composing a request from varied parts: who asks, why now, what they believe, what they need back.
-
-House rules (thresholds, scope, rounding, record identity, versions, units) go into a companion policy
-memo, never into the prompt, and the memo states the same standing rules whether or not a task plants a
-trap, so nothing in the text says which problem a folder hides.
-"""
+"""Composing a request from varied parts (who asks, why now, what they believe, what they need back), the people
+in it, and the e-mails and meeting notes of a workspace."""
 
 from __future__ import annotations
 
@@ -13,8 +9,7 @@ from typing import Any
 
 from .professions import FIRST_NAMES, SURNAMES, Profession
 
-__all__ = ["person", "instructions", "policy_paragraphs", "email_text", "meeting_notes", "FILLER_POLICIES",
-           "IDENTITY_RULE", "IDENTITY_NOTE"]
+__all__ = ["person", "instructions", "email_text", "meeting_notes"]
 
 
 def person(rng: random.Random) -> str:
@@ -123,51 +118,6 @@ def instructions(rng: random.Random, *, prof: Profession, requester: str, role: 
     parts.append(rng.choice(_CLOSE).format(**fill))
     parts.append("Local Reference Files:\n" + "\n".join(f"- {f}" for f in sorted(files)))
     return "\n\n".join(p.strip("\n") for p in parts if p) + "\n"
-
-
-FILLER_POLICIES = (
-    "Working files are retained for seven years and then destroyed.",
-    "Deliverables containing personal data stay on the shared drive and are never e-mailed outside the team.",
-    "Expense claims older than 60 days are not reimbursed without director approval.",
-    "The monthly operations review is held on the first Tuesday of each month.",
-    "Deliverable file names use lower case without spaces.",
-    "Draft figures are never circulated before the analyst and a reviewer have both seen them.",
-    "Questions about access rights go to the service desk, not to the data owner.",
-    "Presentations use the current corporate template.",
-    "Any external request for these figures is routed through communications.",
-    "Overtime must be approved in advance by the line manager.",
-)
-
-IDENTITY_RULE = "Record identity: each {id} is one {entity}. If an extract lists the same {id} more than once, count it once."
-IDENTITY_NOTE = ("Each {id} should appear once; the export tool has been known to repeat rows, so count a repeated "
-                 "{id} once.")
-_VERSIONS = "Versions: work from the extract of record: the one the data owner issued for this request and has not " \
-            "withdrawn or corrected in writing. A newer file name is not by itself a newer version."
-_UNITS = "Units: report every amount in {unit}. Convert any figure supplied in another unit before aggregating."
-
-
-def policy_paragraphs(rng: random.Random, *, title: str, ident: str, entity: str, unit: str,
-                      specific: Sequence[str], units_rule: bool = True, identity: bool = True,
-                      versions: bool = True) -> list[str]:
-    """Paragraphs of the house-rules memo: purpose, analysis rules (standing + task-specific), filler.
-
-    Which standing rules a memo carries differs by task: the units rule is stated for every task whose data set
-    could come in another unit, trap or not; the identity rule only with ``identity`` (otherwise the delivery
-    e-mail says it, :data:`IDENTITY_NOTE`); the versions rule only with ``versions`` (the e-mails always say which
-    extract is of record).
-    """
-    chosen = ([IDENTITY_RULE] if identity else []) + ([_VERSIONS] if versions else []) + ([_UNITS] if units_rule else [])
-    standing = [s.format(id=ident, entity=entity, unit=unit) for s in chosen]
-    rules = list(specific) + standing
-    rng.shuffle(rules)
-    filler = rng.sample(FILLER_POLICIES, rng.randint(2, 4))
-    intro = rng.choice((
-        "This memo sets out the working rules for this analysis. Where a request and these rules differ, these rules apply.",
-        "These rules apply to every analysis of this kind prepared for management. They override informal instructions.",
-        "Standing guidance for analysts. Apply it as written; record any departure and the reason for it.",
-    ))
-    return [intro, "Analysis rules:"] + [f"- {r}" for r in rules] + ["Other office policies (for reference):"] + [
-        f"- {f}" for f in filler]
 
 
 def email_text(*, sender: str, to: str, subject: str, date: str, body: str) -> str:

@@ -1,6 +1,5 @@
-"""What every generated task must pass before it is written, whatever produced it (a scenario plan or a
-profession workflow): the task's metadata model, grading with the judge's own check evaluator, and the
-scores the gates compare.
+"""What every generated task must pass before it is written: the task's metadata model, grading with the judge's
+own check evaluator, and the scores the gates compare.
 
 Failure behaviour: the helpers raise nothing of their own; the evaluator's errors propagate.
 """
@@ -34,7 +33,7 @@ class TaskMeta(BaseModel):
     index: int
     attempt: int
     family: str
-    scenario: str
+    scenario: str  # the workflow's key (the field predates workflows)
     occupation: str
     data_source: dict[str, Any]
     licence: str
@@ -46,7 +45,7 @@ class TaskMeta(BaseModel):
     deliverables: dict[str, Any]
     facts_hash: str
     naive_score: float | None = None  # what the naive pipeline (every shortcut at once) scores under the checks
-    workflow: dict[str, Any] | None = None  # a profession workflow's key, method and solver (None: a scenario)
+    workflow: dict[str, Any] | None = None  # the profession workflow's key, method and solver (None: generator 2.x)
 
 
 def grade_checks(rubrics: list[Rubric], output_dir: Path, instructions: str = "", inputs: Path | None = None

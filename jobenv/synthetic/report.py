@@ -111,7 +111,7 @@ def _generated(meta: dict[str, Any]) -> bool:
 
 
 def _workflows_per_profession(metas: list[dict[str, Any]]) -> dict[str, int]:
-    """Per profession in the split, how many distinct profession workflows (not scenarios) it has tasks of."""
+    """Per profession in the split, how many distinct profession workflows it has tasks of."""
     seen: dict[str, set[str]] = {m["occupation"]: set() for m in metas}
     for m in metas:
         if m.get("workflow"):

@@ -1,12 +1,12 @@
 """Running a generation: which case each index draws, the budgets that move a draw on, resuming, progress, the
 process pool, and the cached default split (``ensure_default_split``).
 
-Task ``i`` of seed ``s`` is drawn from a sequence of *cases*: the profession, then the scenario or workflow its
-rotation assigns (case 0), then that profession's other options, then the next professions' options in the
-seeded order. A case gets two budgets of its own: ``GATE_BUDGET`` draws that fail a per-task quality gate and
+Task ``i`` of seed ``s`` is drawn from a sequence of *cases*: the profession, then the workflow its rotation
+assigns (case 0), then that profession's other workflows, then the next professions' workflows in the seeded
+order. A case gets two budgets of its own: ``GATE_BUDGET`` draws that fail a per-task quality gate and
 ``DUPLICATE_BUDGET`` draws whose graded values repeat an earlier task's. A case that exhausts either moves the
 index on to the next case (the reason is recorded in :class:`GenerationStats` and the split report), so one
-stubborn scenario never ends a run. Every draw has its own random stream (seed, generator version, index,
+stubborn workflow never ends a run. Every draw has its own random stream (seed, generator version, index,
 attempt number), and an index depends only on the seed and the tasks before it: the same seed gives the same
 tasks, whatever ``n`` (prefix-stable) and however many worker processes draw them.
 
@@ -42,8 +42,7 @@ from ..errors import JobenvError, QualityGateError, TaskFormatError
 from .common import GENERATOR_VERSION, DegenerateTask
 from .gates import to_json
 from .professions import PROFESSIONS
-from .scenarios import scenarios_for
-from .workflows import Workflow, workflows_for
+from .workflows import workflows_for
 
 __all__ = ["GenerationStats", "GATE_BUDGET", "DUPLICATE_BUDGET", "MANIFEST", "assignment", "case_of", "generate",
            "resumable", "progress_printer", "ensure_default_split", "DEFAULT_SPLIT_SIZE"]
@@ -116,7 +115,7 @@ def _profession_order(seed: int) -> tuple[str, ...]:
 
 
 def case_of(seed: int, index: int, case: int) -> tuple[str, Any] | None:
-    """The (profession, scenario or workflow) of case ``case`` of task ``index``: the assigned profession's
+    """The (profession, workflow) of case ``case`` of task ``index``: the assigned profession's
     options from its rotation, then each next profession's in the seeded order; None past the last."""
     order = _profession_order(seed)
     k = case
@@ -130,13 +129,12 @@ def case_of(seed: int, index: int, case: int) -> tuple[str, Any] | None:
 
 
 def assignment(seed: int, index: int, case: int = 0) -> dict[str, Any]:
-    """Profession, scenario or workflow, answer targets and trap count of task ``index`` in case ``case``."""
+    """Profession, workflow and answer targets of task ``index`` in case ``case``."""
     got = case_of(seed, index, case)
     if got is None:
         raise TaskFormatError(f"generate: task index {index} (seed {seed}) has no case {case}")
-    r = random.Random(f"jobenv-synthetic-traps:{GENERATOR_VERSION}:{seed}:{index}")
-    return {"occupation": got[0], "scenario": got[1], "decision": _balanced(seed, index, "decision"),
-            "premise": _balanced(seed, index, "premise"), "extra_traps": r.choices((1, 2, 3), (4, 4, 2))[0]}
+    return {"occupation": got[0], "workflow": got[1], "decision": _balanced(seed, index, "decision"),
+            "premise": _balanced(seed, index, "premise")}
 
 
 @dataclass(frozen=True)
@@ -174,8 +172,6 @@ class _Draw:
 def _draw(seed: int, index: int, state: _State, staging_root: str, judgement: bool) -> _Draw:
     """Draw task ``index`` from ``state`` on until a draw passes the per-task gates (runs in worker processes
     too); a case that spends its gate budget moves on to the next. Raises TaskFormatError past the last case."""
-    from .build import plan_task
-    from .generator import write_task
     from .workflows.write import write_workflow_task
 
     rejected: list[tuple[str, str]] = []
@@ -190,26 +186,20 @@ def _draw(seed: int, index: int, state: _State, staging_root: str, judgement: bo
         staging = Path(staging_root) / f"i{index:06d}-a{state.attempt:03d}" / a["occupation"] / "task1"
         shutil.rmtree(staging.parent.parent, ignore_errors=True)
         staging.parent.mkdir(parents=True)
+        wf = a["workflow"]
         try:
-            if isinstance(a["scenario"], Workflow):
-                wf = a["scenario"]
-                draft = wf.draw(_stream(seed, index, state.attempt), a["occupation"],
-                                {"decision": a["decision"], "premise": a["premise"]})
-                _, fh = write_workflow_task(wf, draft, staging, occupation=a["occupation"], seed=seed, index=index,
-                                            attempt=state.attempt, judgement=judgement)
-            else:
-                plan = plan_task(_stream(seed, index, state.attempt), a["scenario"], a["occupation"],
-                                 decision=a["decision"], premise=a["premise"], extra_traps=a["extra_traps"])
-                _, fh = write_task(plan, staging, seed=seed, index=index, attempt=state.attempt,
-                                   role=str(plan.meta["role"]), judgement=judgement)
-            return _Draw(index, state, a["occupation"], a["scenario"].key, fh, staging, rejected, moves)
+            draft = wf.draw(_stream(seed, index, state.attempt), a["occupation"],
+                            {"decision": a["decision"], "premise": a["premise"]})
+            _, fh = write_workflow_task(wf, draft, staging, occupation=a["occupation"], seed=seed, index=index,
+                                        attempt=state.attempt, judgement=judgement)
+            return _Draw(index, state, a["occupation"], wf.key, fh, staging, rejected, moves)
         except (DegenerateTask, QualityGateError) as exc:
             gate = "degenerate" if isinstance(exc, DegenerateTask) else str(exc).split(":", 1)[0]
             rejected.append((gate, str(exc)))
             shutil.rmtree(staging.parent.parent, ignore_errors=True)
             state, moved = state.after("gates")
             if moved:
-                moves.append(f"index {index}: {a['scenario'].key} for {a['occupation']} spent its gate budget "
+                moves.append(f"index {index}: {wf.key} for {a['occupation']} spent its gate budget "
                              f"({GATE_BUDGET} draws; last: {exc})")
 
 
@@ -279,11 +269,6 @@ def _pool(workers: int) -> Any:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from .build import prepared_records
-    from .scenarios import SCENARIOS
-
-    for sc in SCENARIOS:  # decompress and prepare once, before the workers fork
-        prepared_records(sc)
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
 
 

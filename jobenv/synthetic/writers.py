@@ -15,7 +15,6 @@ import datetime as _dt
 import io
 import os
 import re
-import sqlite3
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,7 +26,6 @@ __all__ = [
     "write_text",
     "write_csv",
     "write_xlsx",
-    "write_sqlite",
     "write_docx",
     "write_pdf",
 ]
@@ -98,20 +96,6 @@ def write_xlsx(path: Path, sheets: Sequence[tuple[str, Sequence[str], Sequence[S
     buf = io.BytesIO()
     wb.save(buf)
     _atomic_write(path, normalize_zip(buf.getvalue()))
-
-
-def write_sqlite(path: Path, table: str, header: Sequence[str], rows: Sequence[Sequence[Any]],
-                 types: Sequence[str]) -> None:
-    """A SQLite database with one table, built in memory then serialised (same statements, same bytes)."""
-    con = sqlite3.connect(":memory:")
-    cols = ", ".join(f'"{h}" {t}' for h, t in zip(header, types))
-    con.execute(f'CREATE TABLE "{table}" ({cols})')
-    marks = ", ".join("?" for _ in header)
-    con.executemany(f'INSERT INTO "{table}" VALUES ({marks})', [tuple(r) for r in rows])
-    con.commit()
-    data = con.serialize()
-    con.close()
-    _atomic_write(path, bytes(data))
 
 
 def write_docx(path: Path, title: str, paragraphs: Sequence[str]) -> None:

@@ -1,6 +1,6 @@
 """The grader test bank (tests/judge/bank): correct answers written differently earn full credit; trap-falling,
 hedged and blind answers earn nothing on their rubrics (blind at most 0.05 overall). Every sample task and
-every synthetic family has at least 5 correct, 3 trap, 12 hedged and 4 blind variants."""
+every bank workflow's generated task has at least 5 correct, 2 trap, 12 hedged and 4 blind variants."""
 
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.scenarios import FAMILIES
-
 from .bank import KINDS, Case, build_bank, grade_variant
 from .bank.sample import SAMPLE_ROOT
+from .bank.synthetic import BANK_WORKFLOWS
 
-NAMES = [f"{d.parent.name}/{d.name}" for d in sorted(SAMPLE_ROOT.glob("*/task*"))] + list(FAMILIES)
+NAMES = [f"{d.parent.name}/{d.name}" for d in sorted(SAMPLE_ROOT.glob("*/task*"))] + list(BANK_WORKFLOWS)
 
 
 @pytest.fixture(scope="module")
@@ -21,11 +20,11 @@ def bank(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
     return {c.name: c for c in build_bank(tmp_path_factory.mktemp("bank"))}
 
 
-def test_bank_covers_every_sample_task_and_family(bank: dict[str, Case]) -> None:
+def test_bank_covers_every_sample_task_and_bank_workflow(bank: dict[str, Case]) -> None:
     assert sorted(bank) == sorted(NAMES)
     for case in bank.values():
         counts = {k: sum(1 for v in case.variants if v.kind == k) for k in KINDS}
-        assert counts["correct"] >= 5 and counts["trap"] >= 3 and counts["hedged"] >= 12 and counts["blind"] >= 4, (
+        assert counts["correct"] >= 5 and counts["trap"] >= 2 and counts["hedged"] >= 12 and counts["blind"] >= 4, (
             case.name, counts)
         assert all(v.must_fail for v in case.variants if v.kind in ("trap", "hedged")), case.name
 

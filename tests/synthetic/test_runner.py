@@ -71,16 +71,12 @@ def test_a_case_that_spends_its_gate_budget_moves_on(full, tmp_path, monkeypatch
 
     def failing(real):
         def write(*args, **kwargs):
-            if "occupation" in kwargs:  # a workflow: (workflow, draft, task_dir)
-                occupation, key = kwargs["occupation"], args[0].key
-            else:  # a scenario's plan
-                occupation, key = args[0].occupation, args[0].scenario
+            occupation, key = kwargs["occupation"], args[0].key  # (workflow, draft, task_dir)
             if kwargs["index"] == 1 and (occupation, key) == (first[0], first[1].key):
                 raise QualityGateError("probe: forced failure")
             return real(*args, **kwargs)
         return write
 
-    monkeypatch.setattr(generator, "write_task", failing(generator.write_task))
     monkeypatch.setattr(wf_write, "write_workflow_task", failing(wf_write.write_workflow_task))
     stats = GenerationStats()
     out = tmp_path / "moved"

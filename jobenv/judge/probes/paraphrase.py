@@ -190,11 +190,16 @@ def _paraphrase_xlsx(path: Path, style: str) -> None:
     import openpyxl
     from openpyxl.utils import get_column_letter
 
+    from ...extract.sheets import formula_values
+
     src = openpyxl.load_workbook(path, data_only=True)
+    computed = formula_values(path)  # a workbook of live formulas written without cached values: what they compute
     wb = openpyxl.Workbook()
     wb.remove(wb.active)
     for ws in src.worksheets:
-        rows = [list(r) for r in ws.iter_rows(values_only=True)]
+        done = computed.get(ws.title, {})
+        rows = [[done.get(c.coordinate) if c.value is None and hasattr(c, "coordinate") else c.value for c in r]
+                for r in ws.iter_rows()]
         out = wb.create_sheet(ws.title)
         if not rows:
             continue

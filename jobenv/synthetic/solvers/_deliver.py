@@ -1,4 +1,5 @@
 # ---- jobenv workflow ground truth: shared helpers (rounding, reading a table, writing the deliverables) ----
+import io
 import os
 import re
 import zipfile
@@ -41,16 +42,27 @@ def write_table(path, header, rows, sheet="Sheet1"):
 
 
 def _fixed_dates(path):
-    """Re-pack an Office file with one fixed date on every entry and in its properties, so the same answer is
-    the same bytes whenever it is written."""
-    with zipfile.ZipFile(path) as src:
+    """Re-pack an Office file with one fixed date on every entry and in its properties (an embedded workbook, such
+    as a chart's data, too), so the same answer is the same bytes whenever it is written."""
+    with open(path, "rb") as f:
+        data = _fixed_zip(f.read())
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def _fixed_zip(data):
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src:
         entries = [(i.filename, src.read(i.filename)) for i in src.infolist()]
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as dst:
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as dst:
         for name, body in entries:
             if name == "docProps/core.xml":
                 body = re.sub(rb"(<dcterms:(?:modified|created)[^>]*>)[^<]*(</dcterms:)",
                               rb"\g<1>2024-01-01T00:00:00Z\g<2>", body)
+            elif name.lower().endswith((".xlsx", ".docx", ".pptx")) and body[:2] == b"PK":
+                body = _fixed_zip(body)
             dst.writestr(zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0)), body, zipfile.ZIP_DEFLATED)
+    return out.getvalue()
 
 
 def write_memo(path, lines):

@@ -48,7 +48,7 @@ _LABELS = {
     "positions": ("Positions in scope", "Positions counted", "Headcount in scope (positions)"),
     "median": ("Median span of control", "Median span", "Median direct reports per manager"),
     "narrow": ("Narrow-span managers", "Managers with a narrow span", "Number of narrow-span managers"),
-    "layers": ("Number of layers", "Layers (CEO = 1)", "Organisational layers"),
+    "layers": ("Number of layers", "Layers (CEO counted as 1)", "Organisational layers"),
     "removed": ("Manager roles removed", "Roles removed by delayering", "Managers removed"),
     "savings": ("Annual delayering savings (USD)", "Delayering savings (USD a year)", "Savings from delayering (USD)"),
     "decision": ("Recommend delayering", "Delayering programme recommended", "Proceed with delayering"),

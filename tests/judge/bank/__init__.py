@@ -1,13 +1,13 @@
-"""The grader test bank: for every bundled sample task and every synthetic family, answers with known verdicts.
+"""The grader test bank: for every bundled sample task and a generated task of each bank workflow, answers with known verdicts.
 
 Each case is a task plus variants of its output, each labelled with what a careful grader would decide:
 
 * ``correct`` (at least 5): the reference solution or ground truth rewritten the way other professionals
   write (jobenv.judge.probes.paraphrase styles: bold labels, tables, number formats, reasoning after the
   required lines, spreadsheet title/total/note rows and percent formats). Label: every criterion passes.
-* ``trap`` (3): an output that falls for the task's trap (the reference logic run on a task folder that
-  "believes" the trap, or the ground truth with the trap's answer taken). Label: the trap's rubric earns
-  nothing.
+* ``trap`` (2-3): an output that falls for one of the task's traps (the reference logic run on a task folder
+  that "believes" the trap, or the workflow's solver with the trap's shortcut taken). Label: the trap's rubrics
+  earn nothing.
 * ``hedged`` (15): the correct output plus competing answers (second values for every labelled fact, a
   competing copy of each deliverable, or each value rewritten in place the ways people hedge: "X or Y",
   "none or X", "X or 0", "X and/or Y", "X / Y", "X (possibly Y)", "X (Y on the rerun)", "X (Y if ...)",
@@ -46,7 +46,7 @@ class Variant:
 
 @dataclass
 class Case:
-    """A task (a sample task or one synthetic family) and its labelled variants."""
+    """A task (a sample task or a bank workflow's generated task) and its labelled variants."""
 
     name: str
     task: Any
@@ -61,7 +61,7 @@ def grade_variant(task: Any, out: Path) -> Any:
 
 
 def build_bank(root: Path) -> list[Case]:
-    """Every case of the bank, variants written under ``root`` (sample tasks first, then synthetic families)."""
+    """Every case of the bank, variants written under ``root`` (sample tasks first, then the bank workflows)."""
     from .sample import sample_cases
     from .synthetic import synthetic_cases
 

@@ -1,96 +1,75 @@
-"""Bank cases for the synthetic families: ground truths rewritten, trap answers taken, hedges, blinds.
+"""Bank cases for generated tasks: one gated task of each bank workflow, its ground truth rewritten, its traps
+taken, hedged and blind.
 
-Per family, one checks-only task (first scenario, no trap) carries the correct, hedged and blind variants;
-three more tasks of the family, each drawn with one trap (duplicates, stale_file, false_premise), carry one
-trap variant each: the deliverables of an analyst fooled by that trap (the ground truth with the trap's
-shortcut taken: repeated rows kept, the superseded extract used, the false premise accepted). The trap's
-rubric must earn nothing.
+Per workflow, one checks-only task carries the correct, hedged and blind variants and up to three trap variants: the
+deliverables of a professional fooled by one of the task's traps (the workflow's solver with that trap's shortcut
+taken). Each trap's rubrics, as the gate recorded them when the task was drawn, must earn nothing. The bank
+workflows span the deliverables the casebook asks for: csv, Markdown, Word, workbooks of live formulas, slides.
 """
 
 from __future__ import annotations
 
-import random
-import re
+import json
 from pathlib import Path
 from typing import Any
 
-from jobenv.judge.probes import HEDGES, SECOND_ANSWERS, blind, guess, hedge, paraphrase
-from jobenv.synthetic.build import plan_task
-from jobenv.synthetic.common import DegenerateTask
-from jobenv.synthetic.generator import QualityGateError, write_task
-from jobenv.synthetic.rubrics import NAIVE_FLAG
-from jobenv.synthetic.scenarios import FAMILIES, SCENARIOS
-from jobenv.synthetic.solvers import engine
+from jobenv.judge.probes import HEDGES, SECOND_ANSWERS, STYLES, blind, guess, hedge, paraphrase
+from jobenv.synthetic.workflows import WORKFLOWS
+from jobenv.synthetic.workflows.write import solver_module
 from jobenv.tasks import load_task_dir
 
 from . import Case, Variant
 
-__all__ = ["synthetic_cases", "set_field"]
+__all__ = ["synthetic_cases", "BANK_WORKFLOWS"]
 
-CORRECT_STYLES = ("bold", "table", "formats", "prose", "sheets", "formulas")
-TRAP_KINDS = ("duplicates", "stale_file", "false_premise")
+# csv + md, csv + docx, md + csv, xlsx + csv, docx + xlsx, pptx + xlsx
+BANK_WORKFLOWS = ("three_way_match", "rtt_breach_list", "release_notes", "bank_reconciliation",
+                  "stop_disparity_check", "dfw_rates")
 
 
-def _task(family: str, trap: str | None, root: Path) -> Any:
-    """A checks-only task of ``family`` (its first scenario) with exactly ``trap`` planted (or none)."""
-    sc = next(s for s in SCENARIOS if s.family == family)
-    for attempt in range(80):
-        task_dir = root / f"{family}-{trap or 'none'}-{attempt}" / sc.professions[0] / "task1"
+def _task(key: str, root: Path) -> Any:
+    """The first gated checks-only draw of workflow ``key`` (decision yes, premise no) from the bank's streams."""
+    import random
+
+    from jobenv.errors import QualityGateError
+    from jobenv.synthetic.common import DegenerateTask
+    from jobenv.synthetic.workflows.write import write_workflow_task
+
+    wf = next(w for w in WORKFLOWS if w.key == key)
+    occupation = wf.professions[0]
+    for attempt in range(30):
+        task_dir = root / f"{key}-{attempt}" / occupation / "task1"
         try:
-            plan = plan_task(random.Random(f"bank:{sc.key}:{trap}:{attempt}"), sc, sc.professions[0],
-                             decision=bool(attempt % 2), premise=trap != "false_premise", extra_traps=0,
-                             traps=[] if trap in (None, "false_premise") else [trap])
-            write_task(plan, task_dir, seed=0, index=0, attempt=attempt, role="Director", judgement=False,
-                       max_naive=None)  # built to isolate one trap: the naive pipeline gate does not apply
+            draft = wf.draw(random.Random(f"bank:{key}:{attempt}"), occupation, {"decision": True, "premise": False})
+            write_workflow_task(wf, draft, task_dir, occupation=occupation, seed=0, index=0, attempt=attempt,
+                                judgement=False)
         except (DegenerateTask, QualityGateError):
             continue
-        return load_task_dir(task_dir, "synthetic", sc.professions[0])
-    raise AssertionError(f"no task for {sc.key}/{trap}")
+        return load_task_dir(task_dir, "synthetic", occupation)
+    raise AssertionError(f"no gated task of {key} in 30 draws")
 
 
-def set_field(path: Path, label: str, value: str) -> None:
-    """Give ``label`` the value ``value`` in a memo (Markdown/text lines or Word paragraphs)."""
-    pat = re.compile(rf"^(\W*{re.escape(label)}\W*:\s*).*$", re.IGNORECASE)
-    if path.suffix.lower() == ".docx":
-        import docx
-
-        d = docx.Document(str(path))
-        for p in d.paragraphs:
-            if pat.match(p.text):
-                for run in p.runs[1:]:
-                    run.text = ""
-                p.runs[0].text = pat.sub(lambda m: m.group(1) + value, p.text)
-        d.save(str(path))
-        return
-    lines = [pat.sub(lambda m: m.group(1) + value, ln) for ln in path.read_text(encoding="utf-8").splitlines()]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def _fall_for(task: Any, dst: Path) -> tuple[Path, list[int]]:
-    """The deliverables of an analyst fooled by the task's trap (the ground truth with the trap's shortcut
-    taken) and the index of the trap's rubric."""
-    import json
-
-    trap = next(t for t in task.meta["traps"])
+def _fall_for(task: Any, trap: dict[str, Any], dst: Path) -> tuple[Path, list[int]]:
+    """The deliverables of a professional fooled by ``trap`` and the indices of the rubrics it must lose."""
+    wf = next(w for w in WORKFLOWS if w.key == task.meta["workflow"]["key"])
+    solver = solver_module(wf)
     params = json.loads((task.root / "ground_truth" / "params.json").read_text(encoding="utf-8"))
-    facts, rows = engine.analyse(str(task.task_folder), params, naive=(NAIVE_FLAG[trap["kind"]],))
-    engine.write_outputs(str(dst), params, facts, rows)
-    return dst, [trap["rubric"]]
+    solver.write_outputs(str(dst), params, solver.analyse(str(task.task_folder), params, (trap["naive"],)))
+    return dst, [i for i, r in enumerate(task.rubrics) if r.text in trap["loses"]]
 
 
 def synthetic_cases(root: Path) -> list[Case]:
-    """One case per family: 5 correct, 3 trap, 2 hedged, 2 blind variants written under ``root``."""
+    """One case per bank workflow: 6 correct, 2-3 trap, 14 hedged and 4 blind variants written under ``root``."""
     cases = []
-    for fam in FAMILIES:
-        task = _task(fam, None, root / "tasks")
+    for key in BANK_WORKFLOWS:
+        task = _task(key, root / "tasks")
         gt = task.root / "ground_truth" / "outputs"
-        out = root / fam
+        out = root / key
         variants = [Variant(f"correct-{s}", "correct", paraphrase(gt, out / f"correct-{s}", task.rubrics, s))
-                    for s in CORRECT_STYLES]
-        for kind in TRAP_KINDS:
-            t = _task(fam, kind, root / "tasks")
-            fell, idx = _fall_for(t, out / f"trap-{kind}")
-            variants.append(Variant(f"trap-{kind}", "trap", fell, idx, task=t))
+                    for s in STYLES]
+        for trap in task.meta["traps"][:3]:
+            fell, idx = _fall_for(task, trap, out / f"trap-{trap['kind']}")
+            variants.append(Variant(f"trap-{trap['kind']}", "trap", fell, idx))
         for how in ("fields", "copies", *HEDGES, *SECOND_ANSWERS):
             o, must_fail = hedge(gt, out / f"hedged-{how}", task.rubrics, how)
             variants.append(Variant(f"hedged-{how}", "hedged", o, must_fail))
@@ -99,5 +78,5 @@ def synthetic_cases(root: Path) -> list[Case]:
         for choice in (0, -1):  # a guess with the first allowed answers, then with the last (the negative decision)
             variants.append(Variant(f"blind-guess{choice}", "blind", guess(
                 gt, out / f"blind-guess{choice}", task.rubrics, instructions=task.instructions, choice=choice)))
-        cases.append(Case(fam, task, variants))
+        cases.append(Case(key, task, variants))
     return cases
