@@ -78,6 +78,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``significance.py``: whether a model's gain over a tuned baseline is significant for a reviewer (per-seed accuracy
   with a leaky run excluded, mean and SD over seeds, McNemar's exact test and a paired interval on the primary seed),
   as a rebuttal note and a per-seed summary csv (research scientists).
+- ``dmarc.py``: a month of DMARC aggregate reports reviewed before p=quarantine (each report once in the period,
+  DMARC recomputed from SPF and DKIM alignment under the record to publish, sources by the sender inventory,
+  forwarders apart from unauthorised senders, readiness per source, the pct-staged quarantine estimate) as a docx
+  recommendation and a csv of sources (web administrators).
 """
 
 from __future__ import annotations
@@ -94,6 +98,7 @@ from .coursegain import COURSE_EVALUATION
 from .datasheet import DATASHEET_VERIFICATION
 from .decline import DECLINE_CURVE
 from .dfw import DFW_RATES
+from .dmarc import DMARC_REVIEW
 from .dmr import DMR_REVIEW
 from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
@@ -129,7 +134,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
-    SIGNIFICANCE_BASELINE,
+    SIGNIFICANCE_BASELINE, DMARC_REVIEW,
 )
 
 
