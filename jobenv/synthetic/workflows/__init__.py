@@ -82,6 +82,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   DMARC recomputed from SPF and DKIM alignment under the record to publish, sources by the sender inventory,
   forwarders apart from unauthorised senders, readiness per source, the pct-staged quarantine estimate) as a docx
   recommendation and a csv of sources (web administrators).
+- ``refresh.py``: a fiscal year's laptop refresh list under the lifecycle standard (age on the cut-off date with
+  migrated records aged from the warranty end, battery health, hardware incidents in a 12-month window net of
+  duplicates, leased units and confirmed leavers excluded) priced at the quote against the budget line, as a
+  procurement upload csv and a note (computer user support specialists).
 """
 
 from __future__ import annotations
@@ -106,6 +110,7 @@ from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
 from .quote import MULTI_SITE_QUOTE
 from .recovery import SECTOR_RECOVERY
+from .refresh import LAPTOP_REFRESH
 from .registration import REGISTRATION_VALIDATION
 from .regz import REG_Z_RESCISSION
 from .relnotes import RELEASE_NOTES
@@ -134,7 +139,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
-    SIGNIFICANCE_BASELINE, DMARC_REVIEW,
+    SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH,
 )
 
 
