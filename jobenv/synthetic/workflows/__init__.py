@@ -78,6 +78,14 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``significance.py``: whether a model's gain over a tuned baseline is significant for a reviewer (per-seed accuracy
   with a leaky run excluded, mean and SD over seeds, McNemar's exact test and a paired interval on the primary seed),
   as a rebuttal note and a per-seed summary csv (research scientists).
+- ``dmarc.py``: a month of DMARC aggregate reports reviewed before p=quarantine (each report once in the period,
+  DMARC recomputed from SPF and DKIM alignment under the record to publish, sources by the sender inventory,
+  forwarders apart from unauthorised senders, readiness per source, the pct-staged quarantine estimate) as a docx
+  recommendation and a csv of sources (web administrators).
+- ``refresh.py``: a fiscal year's laptop refresh list under the lifecycle standard (age on the cut-off date with
+  migrated records aged from the warranty end, battery health, hardware incidents in a 12-month window net of
+  duplicates, leased units and confirmed leavers excluded) priced at the quote against the budget line, as a
+  procurement upload csv and a note (computer user support specialists).
 """
 
 from __future__ import annotations
@@ -94,6 +102,7 @@ from .coursegain import COURSE_EVALUATION
 from .datasheet import DATASHEET_VERIFICATION
 from .decline import DECLINE_CURVE
 from .dfw import DFW_RATES
+from .dmarc import DMARC_REVIEW
 from .dmr import DMR_REVIEW
 from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
@@ -101,6 +110,7 @@ from .perdiem import TRAVEL_PER_DIEM
 from .psap import PSAP_ANSWERING
 from .quote import MULTI_SITE_QUOTE
 from .recovery import SECTOR_RECOVERY
+from .refresh import LAPTOP_REFRESH
 from .registration import REGISTRATION_VALIDATION
 from .regz import REG_Z_RESCISSION
 from .relnotes import RELEASE_NOTES
@@ -129,7 +139,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
-    SIGNIFICANCE_BASELINE,
+    SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH,
 )
 
 
