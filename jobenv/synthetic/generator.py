@@ -6,14 +6,14 @@ which task each index draws, the budgets, resuming, the process pool and the cac
 ``runner.py``.
 
 Quality gates (a draw failing one is dropped and redrawn from the next attempt's stream):
-- ``degenerate``: ties at a threshold, values on a rounding boundary, a trap that changes nothing, a graded
-  "top" less than two units of the last graded place ahead of the next;
-- ``planting``: the ground truth computed from the files disagrees with the one computed from the
-  clean records (a trap planted wrongly);
+- ``degenerate``: a draw the workflow finds ill-posed (ties at a threshold, values on a rounding boundary, a trap
+  that changes nothing, a graded "top" less than two units of the last graded place ahead of the next);
+- ``planting``: the decision or premise the solver reads from the files is not the one the draw targeted;
+- ``audit`` (recheck): the workflow's independent computation disagrees with the solver on a graded fact;
 - ``ground truth``: a fact-anchored criterion fails on the ground-truth outputs, graded with the judge's
   own check evaluator (:func:`jobenv.judge.checks.evaluate_check`);
 - ``empty``: an empty output passes a rubric;
-- ``naive``: the naive answer to a planted trap still earns that trap's rubric;
+- ``naive``: a trap's shortcut loses no rubric;
 - ``naive pipeline``: the obvious procedure with every shortcut at once scores above ``MAX_NAIVE_SCORE`` (0.5);
 - ``probe``: the judge's grader probes (:func:`jobenv.judge.probes.probe_rubrics`) find a paraphrase of the
   ground truth that loses a criterion, a hedge that keeps a rubric, or a blind answer above 0.05;
