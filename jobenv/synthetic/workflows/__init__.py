@@ -78,6 +78,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``significance.py``: whether a model's gain over a tuned baseline is significant for a reviewer (per-seed accuracy
   with a leaky run excluded, mean and SD over seeds, McNemar's exact test and a paired interval on the primary seed),
   as a rebuttal note and a per-seed summary csv (research scientists).
+- ``cdl.py``: a CDL renewal cycle's eligibility review (serious violations by separate incident on offence dates,
+  major offences, other states' codes through the crosswalk, medical certificates by self-certification, hazmat TSA
+  determinations) as a licensing-system status upload and a summary (licensing examiners and inspectors).
 """
 
 from __future__ import annotations
@@ -90,6 +93,7 @@ from .base import Workflow
 from .capability import PPAP_CAPABILITY
 from .capex import CAPITAL_APPRAISAL
 from .caseload import CASELOAD_REPORT
+from .cdl import CDL_RENEWAL
 from .coursegain import COURSE_EVALUATION
 from .datasheet import DATASHEET_VERIFICATION
 from .decline import DECLINE_CURVE
@@ -129,7 +133,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
-    SIGNIFICANCE_BASELINE,
+    SIGNIFICANCE_BASELINE, CDL_RENEWAL,
 )
 
 
