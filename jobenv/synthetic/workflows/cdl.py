@@ -56,8 +56,9 @@ _LABELS = {
     "premise": ("Licence {lic} clear to renew", "{lic} eligible to renew as the carrier says",
                 "Carrier's claim for {lic} holds"),
 }
-_CODES = {"renew": ("RNW", "RENEW", "ELIG"), "dq60": ("DQ60", "SD060", "DS60"), "dq120": ("DQ120", "SD120", "DS120"),
-          "dq1y": ("DQ1Y", "MJ365", "DS365"), "med": ("MEDREQ", "MEC", "MEDHOLD"), "hazmat": ("HMTSA", "HZHOLD", "STA")}
+_CODES = ({"renew": "RNW", "dq60": "DQ60", "dq120": "DQ120", "dq1y": "DQ1Y", "med": "MEDREQ", "hazmat": "HMTSA"},
+          {"renew": "RENEW", "dq60": "SD060", "dq120": "SD120", "dq1y": "SD365", "med": "MEC", "hazmat": "HZHOLD"},
+          {"renew": "ELIG", "dq60": "DS60", "dq120": "DS120", "dq1y": "DS365", "med": "MEDHOLD", "hazmat": "STA"})
 _COLS = (["licence_no", "action_code", "remarks"], ["dl_number", "status_code", "comment"], ["cdl_no", "action", "note"])
 _DIRS = {"cdlis": ("cdlis", "driver_records", "dl_extracts"), "medical": ("medical", "med_certs", "mec_uploads"),
          "tsa": ("tsa", "hazmat", "sta_results"), "ref": ("reference", "code_tables", "tables"),
@@ -292,7 +293,7 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
                   "crosswalk": f"{dirs['ref']}/cdlis_state_code_crosswalk.csv"},
         "dirs": dirs, "review_date": stamp, "cycle_start": lo.isoformat(), "cycle_end": hi.isoformat(),
         "home_state": home, "native": native, "prefix": rng.choice(("D", "S", "C", "W")),
-        "manual_rev": R.year - rng.randint(0, 1), "codes": pick_labels(rng, _CODES),
+        "manual_rev": R.year - rng.randint(0, 1), "codes": dict(rng.choice(_CODES)),
         "upload_columns": list(rng.choice(_COLS)), "hearing_slots": 0, "premise_licence": "", "probe": {},
         "labels": {}, "deliverables": {
             "upload": rng.choice((f"renewal_status_upload_{lo.strftime('%Y%m')}.csv", "cdl_status_upload.csv",
