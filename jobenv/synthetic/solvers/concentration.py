@@ -49,7 +49,7 @@ def concentration(pos, unit, key, naive=()):
     exempt = EXEMPT if "funds" not in naive else ("MONEY MARKET", "CASH", "US TREASURY")
     held = pos[~pos["asset_type"].isin(exempt) & (pos[key] != "")]
     num = held.groupby([unit, key])["mv"].sum().reset_index()
-    num["pct"] = [100.0 * v / total[u] for u, v in zip(num[unit], num["mv"])]
+    num["pct"] = 100.0 * num["mv"] / num[unit].map(total)
     return num
 
 
@@ -77,12 +77,13 @@ def analyse(folder, P, naive=()):
     households = sorted(set(pos.loc[pos["mv"] > 0, "household_id"]))
     found: dict = {}
     tops: dict = {h: 0.0 for h in households}
+    at_end = {h: limits_for(P, tolerance(h, end), naive) for h in households}
     for kind, key in (("issuer", "issuer"), ("sector", "sector")):
         for r in concentration(pos, unit, key, naive).to_dict("records"):
             hh = r[unit] if unit == "household_id" else hh_of[r[unit]]
             if kind == "issuer":
                 tops[hh] = max(tops[hh], r["pct"])
-            limit = limits_for(P, tolerance(hh, end), naive)[kind]
+            limit = at_end[hh][kind]
             if r["pct"] > limit:
                 k = (hh, kind, r[key])
                 found[k] = {"household": hh, "kind": kind, "item": r[key], "value": max(

@@ -170,8 +170,9 @@ def _manual(P: dict[str, Any], current: bool) -> list[str]:
         f"a withdrawn application is not a determination. Without one: {C['hazmat']} (the licence renews without "
         "the endorsement until TSA clears the driver).",
         f"6.8 Status upload. One row per licence per action ({C['dq1y']}/{C['dq120']}/{C['dq60']}, {C['med']}, "
-        f"{C['hazmat']}); a licence with no action gets one {C['renew']} row. Counts in the summary are numbers of "
-        "licences.",
+        f"{C['hazmat']}); a licence with no action gets one {C['renew']} row. The tests are independent: a disqualified "
+        f"driver still gets a {C['med']} or {C['hazmat']} row where one applies. Counts in the summary are numbers "
+        "of licences.",
         "6.9 Hearings. Every disqualification order carries the right to an administrative hearing.",
         "[1] The three-year period runs on offence (violation) dates, not conviction dates: a conviction entered inside "
         "the period for an offence committed before it does not count, however late the court ruled."]

@@ -2,7 +2,8 @@
 and other states' statute codes, medical examiner's certificates and TSA threat-assessment results, with the traps
 planted on drivers of their own.
 
-Failure behaviour: none beyond what ``random`` raises; the workflow checks what the planting achieved.
+Failure behaviour: ``book`` raises DegenerateTask when the cycle has no excepted driver to plant on; the workflow
+checks what the rest of the planting achieved.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import datetime as dt
 import random
 from typing import Any
 
+from ..common import DegenerateTask
 from ..compose import person
 
 __all__ = ["ACD", "STATES", "Book", "book", "months", "back"]
@@ -202,6 +204,8 @@ def book(rng: random.Random, P: dict[str, Any], premise: bool) -> tuple[Book, di
     for r in cycle:
         fill(b, r, r["licence_no"] in planted)
     exc = [r["licence_no"] for r in cycle if r["self_cert"] in ("EI", "EA") and r["licence_no"] not in planted][:2]
+    if not exc:
+        raise DegenerateTask("no excepted driver in the cycle")
     roles["excepted"] = exc
     for lic in exc + roles["short"] + roles["superseded"]:
         b.certs = [c for c in b.certs if c[0] != lic]
