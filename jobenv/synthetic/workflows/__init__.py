@@ -86,6 +86,12 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   migrated records aged from the warranty end, battery health, hardware incidents in a 12-month window net of
   duplicates, leased units and confirmed leavers excluded) priced at the quote against the budget line, as a
   procurement upload csv and a note (computer user support specialists).
+- ``cdl.py``: a CDL renewal cycle's eligibility review (serious violations by separate incident on offence dates,
+  major offences, other states' codes through the crosswalk, medical certificates by self-certification, hazmat TSA
+  determinations) as a licensing-system status upload and a summary (licensing examiners and inspectors).
+- ``concentration.py``: a branch's concentration and suitability exceptions before the supervisory review (household
+  aggregation, issuer roll-up across share classes, ADRs and bonds, limits of the current Reg BI profile, solicited
+  purchases above the product risk) as an exceptions file and a review note (securities sales agents).
 """
 
 from __future__ import annotations
@@ -98,6 +104,8 @@ from .base import Workflow
 from .capability import PPAP_CAPABILITY
 from .capex import CAPITAL_APPRAISAL
 from .caseload import CASELOAD_REPORT
+from .cdl import CDL_RENEWAL
+from .concentration import CONCENTRATION_EXCEPTIONS
 from .coursegain import COURSE_EVALUATION
 from .datasheet import DATASHEET_VERIFICATION
 from .decline import DECLINE_CURVE
@@ -139,7 +147,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
-    SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH,
+    SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH, CDL_RENEWAL, CONCENTRATION_EXCEPTIONS,
 )
 
 
