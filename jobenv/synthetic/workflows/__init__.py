@@ -78,6 +78,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``significance.py``: whether a model's gain over a tuned baseline is significant for a reviewer (per-seed accuracy
   with a leaky run excluded, mean and SD over seeds, McNemar's exact test and a paired interval on the primary seed),
   as a rebuttal note and a per-seed summary csv (research scientists).
+- ``escalation.py``: a supplier's PPI escalation request checked against the contract's clause as amended (named
+  series, amended base month, lagged adjustment month, final values, trigger, cap and floor, escalable share,
+  firm-fixed items), as a reply letter and an ERP price-change file (purchasing agents).
 """
 
 from __future__ import annotations
@@ -95,6 +98,7 @@ from .datasheet import DATASHEET_VERIFICATION
 from .decline import DECLINE_CURVE
 from .dfw import DFW_RATES
 from .dmr import DMR_REVIEW
+from .escalation import PPI_ESCALATION
 from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
@@ -129,7 +133,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
-    SIGNIFICANCE_BASELINE,
+    SIGNIFICANCE_BASELINE, PPI_ESCALATION,
 )
 
 
