@@ -383,7 +383,7 @@ def _workspace(rng: random.Random, P: dict[str, Any], M: dict[str, Any], data: d
         f"Tensile strength: {mtr['uts']:g} MPa. Yield strength (0.2 %): {mtr['yield']:g} MPa. Elongation: "
         f"{mtr['elong']:g} %.", f"Certified to {base} (revision {prev}).",
         "Chemistry and hardness per the attached mill data."]))
-    add(f"receiving/{lot}_receiving_record.docx", "reference", lambda p: write_docx(p, f"Receiving record {lot}", [
+    add(f"receiving/{lot}_receiving_record.pdf", "reference", lambda p: write_pdf(p, f"Receiving record {lot}", [
         f"PO {rng.randint(450000, 459999)}: {product}, {M['material']}, heat {heat}.",
         f"Material specification on the PO: {base} (current revision at receipt).",
         "Inspection: verification tensile tests, six specimens from the lot, per LP-TT-07."]))
@@ -403,7 +403,7 @@ def _workspace(rng: random.Random, P: dict[str, Any], M: dict[str, Any], data: d
         p, "Force verification certificate - frame B (250 kN)", [
             "Verified per ASTM E4, class 0.5 over 2.5-250 kN.", f"Next verification due {int(days[0][:4]) + 1}."]))
     prev_lot = f"L{int(lot[1:]) - rng.randint(3, 40)}"
-    add(f"reports/archive/{prev_lot}_tensile_report.docx", "distractor", lambda p: write_docx(
+    add(f"reports/archive/{prev_lot}_tensile_report.pdf", "distractor", lambda p: write_pdf(
         p, f"Tensile test report, lot {prev_lot}", [
             f"Material: {M['material']}. Specification: {old['name']}. Result: conforms.",
             "Cross-section from nominal dimensions; elongation from the extensometer (LP-TT-07 rev 3)."]))
