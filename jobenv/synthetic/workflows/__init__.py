@@ -92,6 +92,13 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``concentration.py``: a branch's concentration and suitability exceptions before the supervisory review (household
   aggregation, issuer roll-up across share classes, ADRs and bonds, limits of the current Reg BI profile, solicited
   purchases above the product risk) as an exceptions file and a review note (securities sales agents).
+- ``escalation.py``: a supplier's PPI escalation request checked against the contract's clause as amended (named
+  series, amended base month, lagged adjustment month, final values, trigger, cap and floor, escalable share,
+  firm-fixed items), as a reply letter and an ERP price-change file (purchasing agents).
+- ``tensile.py``: a material lot's tensile test report from the frames' raw exports (measured section, load units,
+  modulus over the stated window, 0.2 % offset yield, elongation from the gauge marks, void and outside-gauge rules,
+  the current specification revision and its note, the mill certificate checked), as a report and a results csv
+  (engineering technicians).
 """
 
 from __future__ import annotations
@@ -112,6 +119,7 @@ from .decline import DECLINE_CURVE
 from .dfw import DFW_RATES
 from .dmarc import DMARC_REVIEW
 from .dmr import DMR_REVIEW
+from .escalation import PPI_ESCALATION
 from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
@@ -135,6 +143,7 @@ from .stops import STOP_DISPARITY
 from .storm import STORM_SEWER_DESIGN
 from .survey_raking import SURVEY_RAKING
 from .survival import KAPLAN_MEIER
+from .tensile import TENSILE_REPORT
 from .topsheet import BUDGET_TOP_SHEET
 from .washsale import WASH_SALE_8949
 
@@ -147,7 +156,8 @@ WORKFLOWS: tuple[Workflow, ...] = (
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
-    SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH, CDL_RENEWAL, CONCENTRATION_EXCEPTIONS,
+    SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH, CDL_RENEWAL, CONCENTRATION_EXCEPTIONS, PPI_ESCALATION,
+    TENSILE_REPORT,
 )
 
 
