@@ -78,10 +78,14 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``significance.py``: whether a model's gain over a tuned baseline is significant for a reviewer (per-seed accuracy
   with a leaky run excluded, mean and SD over seeds, McNemar's exact test and a paired interval on the primary seed),
   as a rebuttal note and a per-seed summary csv (research scientists).
+- ``abtest.py``: a product-page A/B test readout (SRM chi-square against the planned split first, order conversion per
+  visitor in the revised plan's window with bots and internal networks out, two-proportion z test and interval, the
+  ship call against the plan's MDE) as a Markdown readout and two slides (online merchants).
 """
 
 from __future__ import annotations
 
+from .abtest import AB_TEST_READOUT
 from .accesslog import ACCESS_LOG_REVIEW
 from .adverse import ADVERSE_IMPACT
 from .agreement import ANNOTATOR_AGREEMENT
@@ -129,7 +133,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
-    SIGNIFICANCE_BASELINE,
+    SIGNIFICANCE_BASELINE, AB_TEST_READOUT,
 )
 
 
