@@ -81,6 +81,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``abtest.py``: a product-page A/B test readout (SRM chi-square against the planned split first, order conversion per
   visitor in the revised plan's window with bots and internal networks out, two-proportion z test and interval, the
   ship call against the plan's MDE) as a Markdown readout and two slides (online merchants).
+- ``prisma.py``: PRISMA 2020 flow counts of a systematic review from five database exports and the screening logs
+  (duplicates by normalised DOI then title and year, out-of-range records, third-reviewer resolution, reports not
+  retrieved, one reason per exclusion, studies vs reports) with Cohen's kappa on the independent double-screening
+  sample, as an md table and a docx methods paragraph (social science research assistants).
 """
 
 from __future__ import annotations
@@ -102,6 +106,7 @@ from .dmr import DMR_REVIEW
 from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
+from .prisma import PRISMA_FLOW_COUNTS
 from .psap import PSAP_ANSWERING
 from .quote import MULTI_SITE_QUOTE
 from .recovery import SECTOR_RECOVERY
@@ -133,7 +138,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     STORM_SEWER_DESIGN, WASH_SALE_8949, SURVEY_RAKING, RMD_HOUSEHOLD, REORDER_POINTS, REGISTRATION_VALIDATION,
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
-    SIGNIFICANCE_BASELINE, AB_TEST_READOUT,
+    SIGNIFICANCE_BASELINE, AB_TEST_READOUT, PRISMA_FLOW_COUNTS,
 )
 
 
