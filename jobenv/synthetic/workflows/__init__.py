@@ -99,10 +99,18 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   modulus over the stated window, 0.2 % offset yield, elongation from the gauge marks, void and outside-gauge rules,
   the current specification revision and its note, the mill certificate checked), as a report and a results csv
   (engineering technicians).
+- ``abtest.py``: a product-page A/B test readout (SRM chi-square against the planned split first, order conversion per
+  visitor in the revised plan's window with bots and internal networks out, two-proportion z test and interval, the
+  ship call against the plan's MDE) as a Markdown readout and two slides (online merchants).
+- ``prisma.py``: PRISMA 2020 flow counts of a systematic review from five database exports and the screening logs
+  (duplicates by normalised DOI then title and year, out-of-range records, third-reviewer resolution, reports not
+  retrieved, one reason per exclusion, studies vs reports) with Cohen's kappa on the independent double-screening
+  sample, as an md table and a docx methods paragraph (social science research assistants).
 """
 
 from __future__ import annotations
 
+from .abtest import AB_TEST_READOUT
 from .accesslog import ACCESS_LOG_REVIEW
 from .adverse import ADVERSE_IMPACT
 from .agreement import ANNOTATOR_AGREEMENT
@@ -123,6 +131,7 @@ from .escalation import PPI_ESCALATION
 from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
+from .prisma import PRISMA_FLOW_COUNTS
 from .psap import PSAP_ANSWERING
 from .quote import MULTI_SITE_QUOTE
 from .recovery import SECTOR_RECOVERY
@@ -157,7 +166,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
     SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH, CDL_RENEWAL, CONCENTRATION_EXCEPTIONS, PPI_ESCALATION,
-    TENSILE_REPORT,
+    TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS,
 )
 
 
