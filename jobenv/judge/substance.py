@@ -164,6 +164,8 @@ def copied_cells(checks: list[Any], folder: Path | None) -> frozenset[tuple[str,
     proves no work, selecting its rows does."""
     if folder is None or not Path(folder).is_dir():
         return frozenset()
+    if not any(isinstance(leaf, CellCheck) and leaf.match for leaf in checks):
+        return frozenset()  # nothing to look up: the inputs are never read (a large export costs seconds)
     try:
         sig = tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(Path(folder).rglob("*"))
                     if p.suffix.lower() in _INPUT_EXTS and p.is_file())
