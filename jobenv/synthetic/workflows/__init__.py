@@ -106,6 +106,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   (duplicates by normalised DOI then title and year, out-of-range records, third-reviewer resolution, reports not
   retrieved, one reason per exclusion, studies vs reports) with Cohen's kappa on the independent double-screening
   sample, as an md table and a docx methods paragraph (social science research assistants).
+- ``aetables.py``: DSMB adverse-event tables from ADSL/ADAE-style exports (TEAE window first dose to last dose + 30
+  days with the SAP's partial-date imputation and the data cut, subjects once per SOC and term on the safety set, SAE
+  risk difference with the Newcombe interval and Fisher's exact p, the charter's imbalance flag) as a csv and a docx
+  memo (biostatisticians).
 """
 
 from __future__ import annotations
@@ -113,6 +117,7 @@ from __future__ import annotations
 from .abtest import AB_TEST_READOUT
 from .accesslog import ACCESS_LOG_REVIEW
 from .adverse import ADVERSE_IMPACT
+from .aetables import DSMB_ADVERSE_EVENTS
 from .agreement import ANNOTATOR_AGREEMENT
 from .bankrec import BANK_RECONCILIATION
 from .base import Workflow
@@ -166,7 +171,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
     SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH, CDL_RENEWAL, CONCENTRATION_EXCEPTIONS, PPI_ESCALATION,
-    TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS,
+    TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS, DSMB_ADVERSE_EVENTS,
 )
 
 
