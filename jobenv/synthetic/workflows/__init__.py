@@ -106,6 +106,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   (duplicates by normalised DOI then title and year, out-of-range records, third-reviewer resolution, reports not
   retrieved, one reason per exclusion, studies vs reports) with Cohen's kappa on the independent double-screening
   sample, as an md table and a docx methods paragraph (social science research assistants).
+- ``flsa.py``: FLSA overtime damages for a collective action's plaintiffs (quarterly bonuses spread over their
+  quarter in the regular rate, half-time premium, two years from each consent filing, withdrawn consent out,
+  liquidated damages, simple interest as the alternative) checked against defense counsel's figures, as a letter and
+  a per-plaintiff csv (lawyers).
 """
 
 from __future__ import annotations
@@ -128,6 +132,7 @@ from .dfw import DFW_RATES
 from .dmarc import DMARC_REVIEW
 from .dmr import DMR_REVIEW
 from .escalation import PPI_ESCALATION
+from .flsa import FLSA_OVERTIME
 from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
@@ -166,7 +171,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
     SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH, CDL_RENEWAL, CONCENTRATION_EXCEPTIONS, PPI_ESCALATION,
-    TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS,
+    TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS, FLSA_OVERTIME,
 )
 
 
