@@ -219,8 +219,9 @@ def _protocol(P: dict[str, Any], current: bool) -> list[str]:
         "- Recovery period (29 U.S.C. 255(a), 256): two years absent a finding of willfulness (three years only after "
         "such a finding). For every plaintiff, named plaintiffs included, the action commences on the date that "
         "plaintiff's written consent is filed, not the complaint's date. A workweek is recoverable when its "
-        "week-ending date is on or after the same calendar day two years before the consent filing date. Count "
-        "every recoverable workweek in the export, with or without overtime.",
+        "week-ending date is on or after the same calendar day two years before the consent filing date; the period "
+        "runs through the last workweek in the payroll export (the employer changed its pay practice after it). "
+        "Count every recoverable workweek in the export, with or without overtime.",
         "- Plaintiffs: every person whose consent is on file and has not been withdrawn; a withdrawn consent "
         "removes that person from the computation.",
         "- Liquidated damages (29 U.S.C. 216(b), 260): an additional amount equal to the back wages.",
