@@ -110,6 +110,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   days with the SAP's partial-date imputation and the data cut, subjects once per SOC and term on the safety set, SAE
   risk difference with the Newcombe interval and Fisher's exact p, the charter's imbalance flag) as a csv and a docx
   memo (biostatisticians).
+- ``flsa.py``: FLSA overtime damages for a collective action's plaintiffs (quarterly bonuses spread over their
+  quarter in the regular rate, half-time premium, two years from each consent filing, withdrawn consent out,
+  liquidated damages, simple interest as the alternative) checked against defense counsel's figures, as a letter and
+  a per-plaintiff csv (lawyers).
 """
 
 from __future__ import annotations
@@ -133,6 +137,7 @@ from .dfw import DFW_RATES
 from .dmarc import DMARC_REVIEW
 from .dmr import DMR_REVIEW
 from .escalation import PPI_ESCALATION
+from .flsa import FLSA_OVERTIME
 from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
@@ -171,7 +176,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
     SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH, CDL_RENEWAL, CONCENTRATION_EXCEPTIONS, PPI_ESCALATION,
-    TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS, DSMB_ADVERSE_EVENTS,
+    TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS, DSMB_ADVERSE_EVENTS, FLSA_OVERTIME,
 )
 
 
