@@ -106,6 +106,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   (duplicates by normalised DOI then title and year, out-of-range records, third-reviewer resolution, reports not
   retrieved, one reason per exclusion, studies vs reports) with Cohen's kappa on the independent double-screening
   sample, as an md table and a docx methods paragraph (social science research assistants).
+- ``fmla.py``: FMLA eligibility of the pending requests (service with the break-in-service rule, 1,250 hours worked
+  with USERRA military leave in and PTO out, 50 employees within 75 miles) and the hours left on the rolling-backward
+  year, prorated for part-time schedules, as notice facts in a docx and an HRIS csv (human resources specialists).
 """
 
 from __future__ import annotations
@@ -128,6 +131,7 @@ from .dfw import DFW_RATES
 from .dmarc import DMARC_REVIEW
 from .dmr import DMR_REVIEW
 from .escalation import PPI_ESCALATION
+from .fmla import FMLA_ELIGIBILITY
 from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
@@ -166,7 +170,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
     SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH, CDL_RENEWAL, CONCENTRATION_EXCEPTIONS, PPI_ESCALATION,
-    TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS,
+    TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS, FMLA_ELIGIBILITY,
 )
 
 
