@@ -27,7 +27,7 @@ from typing import Any
 from ...tasks import Rubric
 from ..common import DegenerateTask, fld, llm, rubric
 from ..compose import email_text, meeting_notes, person
-from ..writers import write_csv, write_docx, write_pdf, write_text
+from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
 from .base import Draft, Facts, Workflow, day, iso, pick_labels, read_rows, write_files
 
 __all__ = ["FMLA_ELIGIBILITY"]
@@ -388,9 +388,9 @@ def _files(rng: random.Random, P: dict[str, Any], W: dict[str, Any], cards: _Car
             "- Eligible yes/no; if not, which test failed (service, hours, worksite)\n- Hours available under FMLA\n")),
         f"meetings/{iso(T - dt.timedelta(days=14))}_hr_team.md": lambda p: write_text(p, meeting_notes(
             r2, topic="FMLA backlog", people=[person(r2) for _ in range(3)], date=iso(T - dt.timedelta(days=14)))),
-        f"{dirs['hris']}/open_enrollment_{T.year}.csv": lambda p: write_csv(p, ["plan", "tier", "employee_cost"], [
-            ["PPO", "employee", "112.40"], ["PPO", "family", "398.10"], ["HDHP", "employee", "58.00"],
-            ["HDHP", "family", "201.75"]]),
+        f"{dirs['hris']}/benefits/open_enrollment_{T.year}.xlsx": lambda p: write_xlsx(p, [(
+            "Rates", ["plan", "tier", "employee_cost_per_pay"], [["PPO", "employee", 112.40], ["PPO", "family", 398.10],
+                                                                  ["HDHP", "employee", 58.00], ["HDHP", "family", 201.75]])]),
     }
     return out
 
