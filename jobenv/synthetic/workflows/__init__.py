@@ -114,6 +114,9 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   quarter in the regular rate, half-time premium, two years from each consent filing, withdrawn consent out,
   liquidated damages, simple interest as the alternative) checked against defense counsel's figures, as a letter and
   a per-plaintiff csv (lawyers).
+- ``fmla.py``: FMLA eligibility of the pending requests (service with the break-in-service rule, 1,250 hours worked
+  with USERRA military leave in and PTO out, 50 employees within 75 miles) and the hours left on the rolling-backward
+  year, prorated for part-time schedules, as notice facts in a docx and an HRIS csv (human resources specialists).
 """
 
 from __future__ import annotations
@@ -138,6 +141,7 @@ from .dmarc import DMARC_REVIEW
 from .dmr import DMR_REVIEW
 from .escalation import PPI_ESCALATION
 from .flsa import FLSA_OVERTIME
+from .fmla import FMLA_ELIGIBILITY
 from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
@@ -176,7 +180,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     ACCESS_LOG_REVIEW, BUDGET_TOP_SHEET, DFW_RATES, SLA_CREDITS_CLAIM, SPANS_AND_LAYERS, MULTI_SITE_QUOTE,
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
     SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH, CDL_RENEWAL, CONCENTRATION_EXCEPTIONS, PPI_ESCALATION,
-    TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS, DSMB_ADVERSE_EVENTS, FLSA_OVERTIME,
+    TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS, DSMB_ADVERSE_EVENTS, FLSA_OVERTIME, FMLA_ELIGIBILITY,
 )
 
 
