@@ -129,7 +129,7 @@ def teae_rows(folder, P, naive=(), pop=None):
 
 def count(rows, key, arm, naive=()):
     """Subjects (or events under ``events``) of one arm per value of ``key``."""
-    out = {}
+    out: dict = {}
     for r in rows:
         if r["arm"] != arm:
             continue
