@@ -231,6 +231,8 @@ def formula_values(path: Path | str, *, engine: str | None = None) -> dict[str, 
     e.g. "#DIV/0!"). Cells no engine could evaluate are absent. For graders that compare numbers.
     Raises on a workbook openpyxl cannot open; an unknown engine name raises ValueError."""
     wanted = formula_cells(Path(path))
+    if not any(wanted.values()):
+        return {}  # nothing to recalculate: no engine is started
     res = recalculate(path, engine=engine, formula_cells=wanted)
     return {s: {c: (v.error if v.error else v.value) for c, v in cells.items()} for s, cells in res.cells.items()}
 

@@ -88,14 +88,8 @@ def _balanced(seed: int, index: int, salt: str) -> bool:
     return block[index % 4]
 
 
-def _options(occ: str) -> tuple[Any, ...]:
-    """What a profession's tasks are drawn from: its workflows (the scenarios of generator 2.x, on data from other
-    fields, are retired)."""
-    return workflows_for(occ)
-
-
 def _offset(seed: int, occ: str) -> int:
-    return random.Random(f"jobenv-synthetic-offset:{seed}:{occ}").randrange(len(_options(occ)))
+    return random.Random(f"jobenv-synthetic-offset:{seed}:{occ}").randrange(len(workflows_for(occ)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -107,7 +101,7 @@ def _profession_order(seed: int) -> tuple[str, ...]:
     used: dict[str, int] = {}
     order: list[str] = []
     while shuffled:
-        fams = [_options(occ)[_offset(seed, occ)].family for occ in shuffled]
+        fams = [workflows_for(occ)[_offset(seed, occ)].family for occ in shuffled]
         k = min(range(len(shuffled)), key=lambda i: used.get(fams[i], 0))
         used[fams[k]] = used.get(fams[k], 0) + 1
         order.append(shuffled.pop(k))
@@ -121,7 +115,7 @@ def case_of(seed: int, index: int, case: int) -> tuple[str, Any] | None:
     k = case
     for step in range(len(order)):
         occ = order[(index + step) % len(order)]
-        options = _options(occ)
+        options = workflows_for(occ)
         if k < len(options):
             return occ, options[(_offset(seed, occ) + index // len(order) + k) % len(options)]
         k -= len(options)
