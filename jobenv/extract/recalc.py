@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import io
 import math
 import os
 import re
@@ -42,6 +43,7 @@ __all__ = [
     "CellValue",
     "Recalculation",
     "recalculate",
+    "recalculate_batch",
     "soffice_path",
     "EXCEL_ERRORS",
 ]
@@ -207,6 +209,77 @@ def _cpu_limit() -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (LIBREOFFICE_CPU_S, LIBREOFFICE_CPU_S + 5))
 
 
+# workbook digest -> the copy LibreOffice recalculated and saved (read back per caller's cells)
+_converted: OrderedDict[str, bytes] = OrderedDict()
+
+
+def _convert(soffice: str, paths: list[Path], tmp: str) -> tuple[list[Path | None], str]:
+    """One LibreOffice run recalculating and saving every workbook of ``paths`` (a start costs about a second, a
+    workbook a fraction of one): the saved copies in order (None where none was written) and, when LibreOffice
+    could not run, why. Call under _lo_lock."""
+    label = _libreoffice_label(soffice)
+    srcs = []
+    for i, path in enumerate(paths):
+        src = Path(tmp) / f"in{i}{path.suffix.lower()}"
+        shutil.copyfile(path, src)  # a plain name: agent file names never reach the command line
+        srcs.append(src)
+    outdir = Path(tmp) / "out"
+    env = {**settings.child_env(), "HOME": tmp, "TMPDIR": tmp, "SAL_USE_VCLPLUGIN": "svp"}
+    cmd = [soffice, f"-env:UserInstallation={_profile().as_uri()}", "--headless", "--norestore", "--nologo",
+           "--nodefault", "--nolockcheck", "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", str(outdir),
+           *map(str, srcs)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, timeout=LIBREOFFICE_CPU_S * WALL_FACTOR, env=env, cwd=tmp,
+                              preexec_fn=_cpu_limit)
+    except subprocess.TimeoutExpired:
+        return [None] * len(paths), f"{label} timed out after {LIBREOFFICE_CPU_S * WALL_FACTOR:g} s"
+    except OSError as exc:
+        return [None] * len(paths), f"{label} could not start: {exc}"
+    outs = [outdir / f"in{i}.xlsx" for i in range(len(paths))]
+    err = (proc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
+    return [o if o.is_file() else None for o in outs], f"{label} produced no file" + (f": {err[-1][:200]}" if err else "")
+
+
+def _keep_converted(digest: str, data: bytes) -> None:
+    with _cache_lock:
+        _converted[digest] = data
+        _converted.move_to_end(digest)
+        while len(_converted) > _CACHE_SIZE:
+            _converted.popitem(last=False)
+
+
+def recalculate_batch(paths: list[str]) -> int:
+    """Recalculate several workbooks in one LibreOffice run, ahead of the :func:`recalculate` calls that will read
+    them (a generator's gates grade a dozen answer workbooks in a row). Returns how many were recalculated now;
+    0 when LibreOffice is not the engine in use. Never raises for a bad workbook (it is left for
+    :func:`recalculate` to report)."""
+    soffice = soffice_path()
+    if soffice is None or _chosen(None) not in ("auto", "libreoffice"):
+        return 0
+    todo: dict[str, Path] = {}
+    for p in map(Path, paths):
+        try:
+            digest = hashlib.sha256(p.read_bytes()).hexdigest()
+        except OSError:
+            continue
+        with _cache_lock:
+            if digest not in _converted:
+                todo.setdefault(digest, p)
+    todo = dict(list(todo.items())[:_CACHE_SIZE])
+    if not todo:
+        return 0
+    tmp = tempfile.mkdtemp(prefix="jobenv-lo-")
+    try:
+        with _lo_lock:
+            outs, _ = _convert(soffice, list(todo.values()), tmp)
+        for digest, out in zip(todo, outs, strict=True):
+            if out is not None:
+                _keep_converted(digest, out.read_bytes())
+        return sum(o is not None for o in outs)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def _libreoffice(path: Path, formula_cells: dict[str, list[str]] | None) -> Recalculation:
     soffice = soffice_path()
     if soffice is None:
@@ -214,34 +287,25 @@ def _libreoffice(path: Path, formula_cells: dict[str, list[str]] | None) -> Reca
     label = _libreoffice_label(soffice)
     tmp = tempfile.mkdtemp(prefix="jobenv-lo-")
     try:
-        src = Path(tmp) / ("in" + path.suffix.lower())
-        shutil.copyfile(path, src)  # a plain name: agent file names never reach the command line
-        outdir = Path(tmp) / "out"
-        env = {**settings.child_env(), "HOME": tmp, "TMPDIR": tmp, "SAL_USE_VCLPLUGIN": "svp"}
-        try:
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        with _cache_lock:
+            done = _converted.get(digest)
+        if done is None:
             with _lo_lock:  # one conversion at a time per process: soffice is memory-hungry, the profile is shared
-                cmd = [soffice, f"-env:UserInstallation={_profile().as_uri()}", "--headless", "--norestore", "--nologo",
-                       "--nodefault", "--nolockcheck", "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir",
-                       str(outdir), str(src)]
-                proc = subprocess.run(cmd, capture_output=True, timeout=LIBREOFFICE_CPU_S * WALL_FACTOR, env=env,
-                                      cwd=tmp, preexec_fn=_cpu_limit)
-        except subprocess.TimeoutExpired:
-            return Recalculation("none", "none", note=f"{label} timed out after {LIBREOFFICE_CPU_S * WALL_FACTOR:g} s")
-        except OSError as exc:
-            return Recalculation("none", "none", note=f"{label} could not start: {exc}")
-        out = outdir / "in.xlsx"
-        if not out.is_file():
-            err = (proc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
-            return Recalculation("none", "none", note=f"{label} produced no file" + (f": {err[-1][:200]}" if err else ""))
-        cells = _read_back(out, formula_cells)
-        return Recalculation("libreoffice", label, cells=cells)
+                (made,), why = _convert(soffice, [path], tmp)
+            if made is None:
+                return Recalculation("none", "none", note=why)
+            done = made.read_bytes()
+            _keep_converted(digest, done)
+        return Recalculation("libreoffice", label, cells=_read_back(io.BytesIO(done), formula_cells))
     except Exception as exc:  # a broken conversion is a note, never a crash
         return Recalculation("none", "none", note=f"{label} failed: {type(exc).__name__}: {exc}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _read_back(path: Path, formula_cells: dict[str, list[str]] | None) -> dict[str, dict[str, CellValue]]:
+def _read_back(path: Path | io.BytesIO, formula_cells: dict[str, list[str]] | None) -> dict[str, dict[str, CellValue]]:
     """Cached values of the recalculated copy LibreOffice wrote (every non-empty cell, or the requested ones)."""
     import openpyxl
 

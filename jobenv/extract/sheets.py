@@ -229,7 +229,8 @@ def formula_cells(path: Path) -> dict[str, list[str]]:
 def formula_values(path: Path | str, *, engine: str | None = None) -> dict[str, dict[str, Any]]:
     """Recalculated values of every formula cell: sheet -> coordinate -> value (errors as their code text,
     e.g. "#DIV/0!"). Cells no engine could evaluate are absent. For graders that compare numbers.
-    Raises on a workbook openpyxl cannot open; an unknown engine name raises ValueError."""
+    Raises on a workbook openpyxl cannot open; an unknown engine name raises ValueError when there is a formula to
+    recalculate (a workbook without formulas starts no engine and returns {})."""
     wanted = formula_cells(Path(path))
     if not any(wanted.values()):
         return {}  # nothing to recalculate: no engine is started

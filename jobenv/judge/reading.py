@@ -25,6 +25,7 @@ string.
 from __future__ import annotations
 
 import csv
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -225,7 +226,15 @@ def to_number(value: Any) -> float | None:
         return None
     if isinstance(value, (int, float)):
         return None if isinstance(value, float) and math.isnan(value) else float(value)
-    s = str(value).strip()
+    s = str(value)
+    return _text_number(s) if len(s) <= _MEMO_LEN else _read_text_number(s)
+
+
+_MEMO_LEN = 200  # short strings (cells, labels) recur across a grading's checks: their readings are memoised
+
+
+def _read_text_number(value: str) -> float | None:
+    s = value.strip()
     if not s:
         return None
     nums = find_numbers(s, words=False)
@@ -243,11 +252,22 @@ def strip_markup(text: str) -> str:
     return _EMPH_RE.sub("", _MD_ESCAPE_RE.sub(r"\1", text))
 
 
+_text_number = functools.lru_cache(maxsize=1 << 16)(_read_text_number)
+
+
 def norm(s: Any) -> str:
     """Text for comparison: markup removed, whitespace collapsed, case folded, outer quotes and a final period gone."""
-    t = " ".join(strip_markup(str(s)).split()).casefold()
+    text = str(s)
+    return _norm_short(text) if len(text) <= _MEMO_LEN else _norm_text(text)
+
+
+def _norm_text(s: str) -> str:
+    t = " ".join(strip_markup(s).split()).casefold()
     t = t.strip("\"'\u201c\u201d\u2018\u2019 ")
     return t[:-1].rstrip() if t.endswith(".") and not t.endswith("..") else t
+
+
+_norm_short = functools.lru_cache(maxsize=1 << 16)(_norm_text)
 
 
 _PAREN_TAIL_RE = re.compile(r"\s*\([^()]*\)\s*$")

@@ -65,7 +65,9 @@ def test_a_loaded_machine_reads_a_deliverable_as_an_idle_one(tmp_path: Path) -> 
         probe.close()
     assert "4010 Revenue" in quiet.text and "sales.xlsx" in quiet.text and STOPPED_TIME not in quiet.text
     assert cpu > 0.3  # real work, so the budget below is a real bound
-    budget = round(max(2.0 * cpu, 1.0), 2)  # twice what it needs in CPU
+    # four times what it needs in CPU: a recalculation among a dozen busy loops spends more CPU on the same work
+    # (a cold cache at every switch; CI measured more than twice the quiet figure once)
+    budget = round(max(4.0 * cpu, 1.0), 2)
     svc = ExtractionService(ExtractLimits(workers=1, file_time_s=budget, output_time_s=budget))
     try:
         assert svc.wait_ready(120)

@@ -271,3 +271,71 @@ def test_values_a_grader_reads_are_what_the_formulas_compute(engine: str, tmp_pa
     assert "600" not in values(book("blind", None))
     filled = book("rownum", None, filler=600)  # row numbers are coordinates, not values
     assert "\n600,note,see above" in extract_file(filled) and "600" not in values(filled)
+
+
+def test_workbooks_recalculated_ahead_in_one_run_read_as_they_read_one_by_one(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A generator's gates grade a dozen answer workbooks in a row: one LibreOffice run recalculates them all, and
+    each then reads exactly as its own run would have read it, without starting LibreOffice again; a file that is
+    not a workbook is left for its own reading to report."""
+    import openpyxl
+
+    from jobenv.extract import recalc
+
+    monkeypatch.delenv("JOBENV_RECALC", raising=False)
+    assert soffice_path(), "LibreOffice (soffice) is missing: ./setup.sh --dev installs libreoffice-calc-nogui"
+    paths = []
+    for k in range(3):
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        ws.append(["units", "price", "revenue"])
+        for i in range(5):
+            ws.append([i + k, 2.5, f"=A{i + 2}*B{i + 2}"])
+        ws["D1"] = f'=IF(SUM(C2:C6)>{30 + k},"over","under")'
+        paths.append(tmp_path / f"book{k}.xlsx")
+        wb.save(paths[-1])
+    (tmp_path / "broken.xlsx").write_bytes(b"not a workbook")
+    one_by_one = [recalculate(p) for p in paths]
+    assert one_by_one[2].get("Sheet", "C6").value == 15.0
+    recalc._cache.clear()
+    recalc._converted.clear()
+
+    assert recalc.recalculate_batch([str(p) for p in [*paths, tmp_path / "broken.xlsx"]]) == 3
+
+    def no_second_run(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("LibreOffice started again for a workbook recalculated ahead")
+
+    with monkeypatch.context() as m:
+        m.setattr(recalc.subprocess, "run", no_second_run)
+        ahead = [recalculate(p) for p in paths]
+    assert [r.cells for r in ahead] == [r.cells for r in one_by_one]
+    assert all(r.engine == "libreoffice" for r in ahead)
+    broken = recalculate(tmp_path / "broken.xlsx")
+    assert broken.engine == "none" and "produced no file" in broken.note
+
+
+def test_the_checks_recalculate_an_output_ahead_without_changing_its_reading(tmp_path: Path) -> None:
+    import openpyxl
+
+    from jobenv.extract.service import ExtractionService, ExtractLimits, extraction_service
+    from jobenv.judge.checks import recalculate_ahead
+
+    out = tmp_path / "out"
+    (out / "sub").mkdir(parents=True)
+    for rel, rate in (("b.xlsx", 1.25), ("sub/c.xlsx", 3.5)):
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        ws.append(["path", "hours", "rate", "cost"])
+        ws.append([str(tmp_path), 8, rate, "=B2*C2"])  # bytes no earlier test wrote: nothing is cached yet
+        wb.save(out / rel)
+    (out / "notes.md").write_text("cost: see the workbooks\n", encoding="utf-8")
+    assert recalculate_ahead(out) == 2
+    assert recalculate_ahead(out) == 0  # already recalculated
+    ahead = extraction_service().extract_output_sync(out, mode="formulas").text
+    fresh = ExtractionService(ExtractLimits(workers=1))
+    try:
+        plain = fresh.extract_output_sync(out, mode="formulas").text
+    finally:
+        fresh.close()
+    assert ahead == plain
+    assert "recalculated (libreoffice): 28" in ahead and "recalculated (libreoffice): 10" in ahead

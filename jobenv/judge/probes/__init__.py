@@ -51,7 +51,7 @@ def probe_rubrics(rubrics: Sequence[Any], correct: Path, work: Path, *, full: bo
     the checks are sound on this task. ``full=False`` runs fewer paraphrase and hedge styles (the generator's gate:
     a paraphrase, a field hedge, three in-place hedges, a spray and the guesses); ``instructions`` is the task's
     text (what a blind writer knows)."""
-    from ..checks import evaluate_rubrics
+    from ..checks import evaluate_rubrics, recalculate_ahead
 
     def score(out: Path) -> tuple[float, list[bool]]:
         verdicts = evaluate_rubrics(rubrics, out, instructions=instructions)
@@ -59,25 +59,30 @@ def probe_rubrics(rubrics: Sequence[Any], correct: Path, work: Path, *, full: bo
         total = sum(r.weight for r in rubrics)
         return sum(r.weight for r, ok in zip(rubrics, passed, strict=True) if ok) / total, passed
 
+    # every probe answer is written first, so their workbooks recalculate in one engine run
+    paraphrased = [(style, paraphrase(correct, work / f"paraphrase-{style}", rubrics, style))
+                   for style in (("bold", "prose") if full else ("prose",))]
+    hedged = [(how, *hedge(correct, work / f"hedge-{how}", rubrics, how))
+              for how in (("fields", "copies", *HEDGES, *SECOND_ANSWERS) if full else ("fields", "or", "rerun", "none-or"))]
+    blinds = [(f"blind ({how}) output", blind(work / f"blind-{how}", rubrics, how))
+              for how in (("template", "spray") if full else ("spray",))]
+    blinds += [(f"blind guess (answer {choice})",
+                guess(correct, work / f"guess{choice}", rubrics, instructions=instructions, choice=choice))
+               for choice in (0, -1)]
+    recalculate_ahead(work)
     problems: list[str] = []
-    for style in ("bold", "prose") if full else ("prose",):
-        out = paraphrase(correct, work / f"paraphrase-{style}", rubrics, style)
+    for style, out in paraphrased:
         for r, row in zip(rubrics, evaluate_rubrics(rubrics, out, instructions=instructions), strict=True):
             bad = [c for c, v in zip(r.criteria, row, strict=True) if v is not None and not v[0]]
             if bad:
                 problems.append(f"paraphrase ({style}) fails {r.text!r}: {bad[0]!r}")
-    for how in ("fields", "copies", *HEDGES, *SECOND_ANSWERS) if full else ("fields", "or", "rerun", "none-or"):
-        out, must_fail = hedge(correct, work / f"hedge-{how}", rubrics, how)
+    for how, out, must_fail in hedged:
         _, passed = score(out)
         kept = [rubrics[i].text for i in must_fail if passed[i]]
         if kept:
             problems.append(f"hedged ({how}) output keeps rubric {kept[0]!r}")
-    for how in ("template", "spray") if full else ("spray",):
-        s, _ = score(blind(work / f"blind-{how}", rubrics, how))
+    for what, out in blinds:
+        s, _ = score(out)
         if s > BLIND_LIMIT:
-            problems.append(f"blind ({how}) output scores {s:.3f} > {BLIND_LIMIT}")
-    for choice in (0, -1):
-        s, _ = score(guess(correct, work / f"guess{choice}", rubrics, instructions=instructions, choice=choice))
-        if s > BLIND_LIMIT:
-            problems.append(f"blind guess (answer {choice}) scores {s:.3f} > {BLIND_LIMIT}")
+            problems.append(f"{what} scores {s:.3f} > {BLIND_LIMIT}")
     return problems

@@ -1,4 +1,5 @@
 # ---- jobenv workflow ground truth: shared helpers (rounding, reading a table, writing the deliverables) ----
+import hashlib
 import io
 import os
 import re
@@ -14,12 +15,23 @@ def rnd(x, decimals):
     return float(Decimal(repr(float(x))).quantize(q, rounding=ROUND_HALF_UP))
 
 
+_FRAMES: dict = {}  # (file bytes' digest, kind, sheet) -> frame: a generator's gates solve one folder many times
+
+
 def read_frame(folder, rel, sheet=None):
-    """A csv or workbook sheet as text columns, blanks as ''."""
+    """A csv or workbook sheet as text columns, blanks as '' (a fresh copy each call; callers may change it)."""
     path = os.path.join(folder, rel)
-    if rel.lower().endswith(".xlsx"):
-        return pd.read_excel(path, sheet_name=sheet or 0, dtype=str).fillna("")
-    return pd.read_csv(path, dtype=str, keep_default_na=False)
+    with open(path, "rb") as f:
+        key = (hashlib.sha256(f.read()).hexdigest(), rel.lower().endswith(".xlsx"), sheet)
+    if key not in _FRAMES:
+        if rel.lower().endswith(".xlsx"):
+            frame = pd.read_excel(path, sheet_name=sheet or 0, dtype=str).fillna("")
+        else:
+            frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        if len(_FRAMES) >= 256:
+            _FRAMES.clear()
+        _FRAMES[key] = frame
+    return _FRAMES[key].copy()
 
 
 def write_table(path, header, rows, sheet="Sheet1"):

@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from ...errors import QualityGateError
+from ...judge.checks import recalculate_ahead
 from ...judge.probes import probe_rubrics
 from ...tasks import Rubric
 from ..common import GENERATOR_VERSION
@@ -73,28 +74,31 @@ def write_workflow_task(wf: Workflow, draft: Draft, task_dir: Path, *, occupatio
     outputs = gt / "outputs"
     solver.write_outputs(str(outputs), params, facts)
     text = draft.instructions
-    for r, res in zip(rubrics, grade_checks(rubrics, outputs, text), strict=True):
-        bad = [c for c, ok in zip(r.criteria, res, strict=True) if ok is False]
-        if bad:
-            raise QualityGateError(f"ground truth fails its own check: {r.text!r}: {bad[0]!r}")
     scratch = Path(tempfile.mkdtemp(prefix="jobenv-wf-gates-"))
     traps = []
     try:
+        # every answer the gates grade is written first, so their workbooks recalculate in one engine run
+        for t in draft.traps:
+            solver.write_outputs(str(scratch / f"naive-{t['naive']}"), params,
+                                 solver.analyse(str(folder), params, (t["naive"],)))
+        out = scratch / "naive-pipeline"
+        solver.write_outputs(str(out), params, solver.analyse(str(folder), params, wf.shortcuts))
+        recalculate_ahead(outputs, scratch)
+        for r, res in zip(rubrics, grade_checks(rubrics, outputs, text), strict=True):
+            bad = [c for c, ok in zip(r.criteria, res, strict=True) if ok is False]
+            if bad:
+                raise QualityGateError(f"ground truth fails its own check: {r.text!r}: {bad[0]!r}")
         empty = scratch / "empty"
         empty.mkdir()
         passed = [r.text for r, res in zip(rubrics, grade_checks(rubrics, empty, text), strict=True) if passes(res)]
         if passed:
             raise QualityGateError(f"empty: an empty output passes rubric {passed[0]!r}")
         for t in draft.traps:
-            out = scratch / f"naive-{t['naive']}"
-            solver.write_outputs(str(out), params, solver.analyse(str(folder), params, (t["naive"],)))
-            verdicts = grade_checks(rubrics, out, text)
+            verdicts = grade_checks(rubrics, scratch / f"naive-{t['naive']}", text)
             lost = [r.text for r, row in zip(rubrics, verdicts, strict=True) if not all(v is not False for v in row)]
             if not lost:
                 raise QualityGateError(f"naive: the shortcut {t['naive']!r} loses no rubric")
             traps.append(dict(t, loses=lost))
-        out = scratch / "naive-pipeline"
-        solver.write_outputs(str(out), params, solver.analyse(str(folder), params, wf.shortcuts))
         naive_score = weighted_score(rubrics, grade_checks(rubrics, out, text))
         if max_naive is not None and naive_score > max_naive:
             raise QualityGateError(f"naive pipeline: the obvious procedure scores {naive_score:.2f} (at most {max_naive})")
