@@ -21,6 +21,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 for _var in ("JOBENV_JUDGE_BASE_URL", "JOBENV_JUDGE_API_KEY", "JOBENV_JUDGE_MODEL"):
     os.environ.pop(_var, None)
 
+from tests.support.splits import split, split_stats  # noqa: E402,F401 (session fixtures; after the settings above)
 
 # Tests run in two streams, one per pytest-xdist worker (``-n 2`` in pyproject.toml). The side stream holds the
 # tests that mostly wait on pip, the package index and dockerd (Docker image builds, fresh-venv installs, the
@@ -51,10 +52,15 @@ def _uses_docker(item: pytest.Item) -> bool:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test that needs the Docker engine carries the ``docker`` marker (``-m "not docker"`` leaves it out),
-    however it got there: the ``docker_image`` fixture or a ``docker`` parameter."""
+    however it got there: the ``docker_image`` fixture or a ``docker`` parameter. Every user of the session's
+    generated split may take as long as drawing it (the first one does, in its setup)."""
     for item in items:
         if _uses_docker(item) and item.get_closest_marker("docker") is None:
             item.add_marker(pytest.mark.docker)
+        if "split" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.timeout(1200))
+
+
 
 
 @pytest.fixture

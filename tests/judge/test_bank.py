@@ -59,15 +59,15 @@ def test_reference_outputs_still_score_one(bank: dict[str, Case]) -> None:
         assert grade_variant(case.task, ref).normalized_score == 1.0, case.name
 
 
-def test_blind_spray_and_copies_earn_nothing_on_generated_and_sample_splits(tmp_path: Path) -> None:
+def test_blind_spray_and_copies_earn_nothing_on_generated_and_sample_splits(split: tuple[Path, list[Path]],
+                                                                             tmp_path: Path) -> None:
     """A blind spray of every alternative over memo lines plus per-category copies earns at most 0.05 on
-    jobenv/synthetic (seed 1, n 8) and on jobenv/sample; competing copies of the deliverables earn the
-    hedged rubrics nothing."""
+    jobenv/synthetic (the session's split, 8 tasks of it) and on jobenv/sample; competing copies of the deliverables
+    earn the hedged rubrics nothing."""
     from jobenv.judge.probes import blind, hedge
-    from jobenv.synthetic.runner import generate
     from jobenv.tasks import load_task_dir
 
-    tasks = [load_task_dir(p, "synthetic") for p in generate(8, 1, tmp_path / "split", judgement=False)]
+    tasks = [load_task_dir(p, "synthetic") for p in split[1][::5]]
     tasks += [load_task_dir(d, "sample") for d in sorted(SAMPLE_ROOT.glob("*/task*"))]
     for k, task in enumerate(tasks):
         out = blind(tmp_path / f"blind{k}", task.rubrics, "spray")

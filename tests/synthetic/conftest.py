@@ -1,4 +1,5 @@
-"""Fixtures for the synthetic generator: one small generated split shared by the module's tests."""
+"""Fixtures for the synthetic generator: a short run of seed 7, drawn workflow tasks, grading helpers (the session's
+40-task split is in ``tests/support/splits.py``)."""
 
 from __future__ import annotations
 
@@ -6,30 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from jobenv.synthetic.runner import GenerationStats, generate
+from jobenv.synthetic.runner import generate
+from tests.support.splits import SPLIT_N, SPLIT_SEED  # noqa: F401 (the tests of this folder import them here)
 
-SPLIT_N = 40  # the first 40 tasks of seed 0: all 35 professions, and some workflows twice
-SPLIT_SEED = 0
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The first test to use the split draws it in its setup (minutes): every user of it may take that long."""
-    for item in items:
-        if "split" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.timeout(1200))
+RUN_SEED, RUN_N = 7, 4
 
 
 @pytest.fixture(scope="session")
-def split_stats() -> GenerationStats:
-    return GenerationStats()
-
-
-@pytest.fixture(scope="session")
-def split(tmp_path_factory: pytest.TempPathFactory, split_stats: GenerationStats) -> tuple[Path, list[Path]]:
-    """The first 40 checks-only tasks of seed 0 (as the registry serves them), generated once for the session (the
-    prefix of any larger split of the seed: generation is prefix-stable)."""
-    root = tmp_path_factory.mktemp("synthetic-split")
-    return root, generate(SPLIT_N, SPLIT_SEED, root, stats=split_stats, judgement=False)
+def seed7_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first four checks-only tasks of seed 7 drawn in this process: what the runs of the generation tests
+    (resumed, in worker processes, shorter, moved on) must reproduce byte for byte."""
+    root = tmp_path_factory.mktemp("seed7")
+    generate(RUN_N, RUN_SEED, root, judgement=False, workers=1)
+    return root
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,8 @@ from jobenv.synthetic.professions import PROFESSIONS
 from jobenv.synthetic.runner import GenerationStats, assignment, case_of, generate
 from jobenv.synthetic.workflows import WORKFLOWS, workflows_for
 
+from .conftest import RUN_N, RUN_SEED
+
 
 def test_every_profession_draws_only_its_own_workflows():
     assert len(PROFESSIONS) == 35 and len({p.key for p in PROFESSIONS}) == 35
@@ -48,10 +50,11 @@ def test_thresholds_are_round_and_clear_of_the_values():
         nice_between(3.0, 3.0, 2)
 
 
-def test_a_repeated_answer_is_redrawn(tmp_path):
-    first = generate(2, 9, tmp_path / "a")
-    hashes = {json.loads((p / "meta.json").read_text())["facts_hash"] for p in first}
+def test_a_repeated_answer_is_redrawn(seed7_run, tmp_path):
+    first = sorted(seed7_run.glob("*/task*/meta.json"))
+    hashes = {json.loads(p.read_text())["facts_hash"] for p in first}
+    assert len(hashes) == RUN_N
     stats = GenerationStats()
-    again = generate(2, 9, tmp_path / "b", stats=stats, exclude_facts=hashes)
+    again = generate(2, RUN_SEED, tmp_path / "b", judgement=False, stats=stats, exclude_facts=hashes)
     assert stats.rejected.get("duplicate") == 2
     assert {json.loads((p / "meta.json").read_text())["facts_hash"] for p in again}.isdisjoint(hashes)

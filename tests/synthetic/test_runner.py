@@ -14,7 +14,8 @@ from jobenv.synthetic import generator, runner
 from jobenv.synthetic.report import format_report, split_report
 from jobenv.synthetic.runner import MANIFEST, GenerationStats, case_of, generate
 
-SEED, N = 7, 4
+from .conftest import RUN_N as N
+from .conftest import RUN_SEED as SEED
 
 
 def _hashes(root: Path) -> dict[str, str]:
@@ -26,18 +27,11 @@ def _meta(task: Path) -> dict:
     return json.loads((task / "meta.json").read_text())
 
 
-@pytest.fixture(scope="module")
-def full(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("full")
-    generate(N, SEED, root, judgement=False, workers=1)
-    return root
-
-
 class _Stop(Exception):
     pass
 
 
-def test_an_interrupted_run_resumes_to_the_same_split(full, tmp_path):
+def test_an_interrupted_run_resumes_to_the_same_split(seed7_run, tmp_path):
     part = tmp_path / "part"
 
     def stop_after_two(done: int, n: int, drawn: int) -> None:
@@ -50,21 +44,21 @@ def test_an_interrupted_run_resumes_to_the_same_split(full, tmp_path):
     stats = GenerationStats()
     generate(N, SEED, part, judgement=False, workers=1, stats=stats)
     assert stats.resumed == 2 and stats.accepted == N
-    assert _hashes(part) == _hashes(full)
+    assert _hashes(part) == _hashes(seed7_run)
     # a kept task whose files changed is drawn again, and so is every task after it
     second = part / json.loads((part / MANIFEST).read_text().splitlines()[2])["path"]
     (second / "meta.json").write_text((second / "meta.json").read_text().replace('"seed": 7', '"seed": 70'))
     stats = GenerationStats()
     generate(N, SEED, part, judgement=False, workers=1, stats=stats)
-    assert stats.resumed == 1 and _hashes(part) == _hashes(full)
+    assert stats.resumed == 1 and _hashes(part) == _hashes(seed7_run)
 
 
-def test_worker_processes_draw_the_same_split(full, tmp_path):
+def test_worker_processes_draw_the_same_split(seed7_run, tmp_path):
     generate(N, SEED, tmp_path / "par", judgement=False, workers=2)
-    assert _hashes(tmp_path / "par") == _hashes(full)
+    assert _hashes(tmp_path / "par") == _hashes(seed7_run)
 
 
-def test_a_case_that_spends_its_gate_budget_moves_on(full, tmp_path, monkeypatch):
+def test_a_case_that_spends_its_gate_budget_moves_on(seed7_run, tmp_path, monkeypatch):
     first = case_of(SEED, 1, 0)
     assert first is not None
     from jobenv.synthetic.workflows import write as wf_write
@@ -86,7 +80,7 @@ def test_a_case_that_spends_its_gate_budget_moves_on(full, tmp_path, monkeypatch
     second = case_of(SEED, 1, 1)
     assert second is not None
     assert (_meta(made[1])["occupation"], _meta(made[1])["scenario"]) == (second[0], second[1].key)
-    assert _hashes(made[0]) == _hashes(full / made[0].relative_to(out))  # index 0 untouched
+    assert _hashes(made[0]) == _hashes(seed7_run / made[0].relative_to(out))  # index 0 untouched
     text = format_report(split_report(made, stats))
     assert "moved on to a case   gate budget 1" in text and f"index 1: {first[1].key}" in text
 
