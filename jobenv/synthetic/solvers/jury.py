@@ -62,7 +62,7 @@ def source_tally(history, codes, P, naive=()):
     under the first source of the plan's priority order."""
     lo, hi = str(day(P["window_start"])), str(day(P["plan_date"]))
     rank = {s: k for k, s in enumerate(P["source_priority"])}
-    kept = {}
+    kept: dict = {}
     for r in history:
         d = str(day(r["report_date"]))  # ISO dates compare as text
         if "full_export" not in naive and not lo <= d < hi:
