@@ -117,6 +117,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``fmla.py``: FMLA eligibility of the pending requests (service with the break-in-service rule, 1,250 hours worked
   with USERRA military leave in and PTO out, 50 employees within 75 miles) and the hours left on the rolling-backward
   year, prorated for part-time schedules, as notice facts in a docx and an HRIS csv (human resources specialists).
+- ``jury.py``: jury summonses for a month's trial weeks (yield by source list on summonses mailed in the plan's twelve
+  months, each summons once, excusals by reason code; each week's need from the trials left after the continuance
+  orders at the current plan's panel sizes and margin, less returning postponed jurors; summonses by source at its
+  yield) as a memo to the presiding judge and a mail-merge csv (court clerks).
 """
 
 from __future__ import annotations
@@ -142,6 +146,7 @@ from .dmr import DMR_REVIEW
 from .escalation import PPI_ESCALATION
 from .flsa import FLSA_OVERTIME
 from .fmla import FMLA_ELIGIBILITY
+from .jury import JURY_SUMMONS_PLAN
 from .match import THREE_WAY_MATCH
 from .outage import OUTAGE_CREDITS
 from .perdiem import TRAVEL_PER_DIEM
@@ -181,6 +186,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
     SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH, CDL_RENEWAL, CONCENTRATION_EXCEPTIONS, PPI_ESCALATION,
     TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS, DSMB_ADVERSE_EVENTS, FLSA_OVERTIME, FMLA_ELIGIBILITY,
+    JURY_SUMMONS_PLAN,
 )
 
 
