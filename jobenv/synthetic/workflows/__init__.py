@@ -117,6 +117,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``fmla.py``: FMLA eligibility of the pending requests (service with the break-in-service rule, 1,250 hours worked
   with USERRA military leave in and PTO out, 50 employees within 75 miles) and the hours left on the rolling-backward
   year, prorated for part-time schedules, as notice facts in a docx and an HRIS csv (human resources specialists).
+- ``retention.py``: a retention campaign's dialler list (12 months' tenure with merged accounts from the original
+  start, contract end within 60 days inclusive, no offer accepted in 12 months, do-not-contact from the CRM or the
+  suppression file, offer by the current ARPU band) with the 12-month offer cost, expected saves and saved revenue
+  against the offer budget, as a dialler csv and a note (customer service representatives).
 """
 
 from __future__ import annotations
@@ -154,6 +158,7 @@ from .registration import REGISTRATION_VALIDATION
 from .regz import REG_Z_RESCISSION
 from .relnotes import RELEASE_NOTES
 from .reorder import REORDER_POINTS
+from .retention import RETENTION_OFFER_LIST
 from .rmd import RMD_HOUSEHOLD
 from .rtt import RTT_BREACH_LIST
 from .servicedesk import ERLANG_C_STAFFING
@@ -181,6 +186,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
     SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH, CDL_RENEWAL, CONCENTRATION_EXCEPTIONS, PPI_ESCALATION,
     TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS, DSMB_ADVERSE_EVENTS, FLSA_OVERTIME, FMLA_ELIGIBILITY,
+    RETENTION_OFFER_LIST,
 )
 
 
