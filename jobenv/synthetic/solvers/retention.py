@@ -60,7 +60,7 @@ def analyse(folder, P, naive=()):
     F, T = P["files"], day(P["campaign"])
     bands = P["old_bands"] if "old_bands" in naive else P["bands"]
     cust = read_frame(folder, F["customers"]).to_dict("records")
-    first = {}  # account -> earliest start among the accounts merged into it
+    first: dict = {}  # account -> earliest start among the accounts merged into it
     for r in read_frame(folder, F["merges"]).to_dict("records"):
         a, s = str(r["surviving_account"]).strip(), day(r["merged_account_start"])
         first[a] = min(s, first.get(a, s))

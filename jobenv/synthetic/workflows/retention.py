@@ -10,8 +10,9 @@ the accounts (and some closed ones); 3 % of the accounts were merged from an old
 start is 2-10 months back but whose original account is 2-7 years old; 2-3 accounts on the suppression file only;
 2 accounts whose only acceptance is 13-23 months old and 1-2 with a recent declined offer; an agent's promised top
 offer in the CRM notes for two accounts (one of them the account of the agent's e-mail, which is eligible or has an
-acceptance 2-8 months old); accounts between the current and the superseded ARPU floors. The current rules (docx)
-state every convention; the superseded version (pdf) has other ARPU bands.
+acceptance 2-8 months old); accounts between the current and the superseded ARPU floors. The planted boundary,
+merged and history accounts are Tier A under both band tables (ARPU from the higher A floor + 5 to 160). The current
+rules (docx) state every convention; the superseded version (pdf) has other ARPU bands.
 
 Failure behaviour: ``draw`` raises DegenerateTask when the targets are missed or a planted trap moves no graded
 figure; ``recheck`` raises OSError, KeyError or ValueError on a folder that is not this workflow's.
@@ -91,14 +92,14 @@ def recheck(folder: Path, P: dict[str, Any]) -> Facts:
         tier = "A" if arpu >= P["bands"]["A"] else "B" if arpu >= P["bands"]["B"] else "C"
         listed.append((iso(ends), arpu, acct, tier))
     listed.sort(key=lambda x: (x[0], -x[1], x[2]))
-    rows = [{"account": a, "tier": t, "offer": cat[t]["offer_code"].strip(), "arpu": arpu, "contract_end": e,
+    rows: list[dict[str, Any]] = [{"account": a, "tier": t, "offer": cat[t]["offer_code"].strip(), "arpu": arpu, "contract_end": e,
              "priority": k} for k, (e, arpu, a, t) in enumerate(listed, 1)]
     n = {t: sum(1 for x in rows if x["tier"] == t) for t in "ABC"}
     cost = sum(n[t] * rate[t] * c12[t] for t in "ABC")
     return {"rows": rows, "count": len(rows), "tiers": n,
             "offer_cost": {cat[t]["offer_code"].strip(): c12[t] for t in "ABC"},
             "saves": _half_up(sum(n[t] * rate[t] for t in "ABC"), 1), "cost": _half_up(cost, 2),
-            "revenue": _half_up(sum(rate[x["tier"]] * 12 * x["arpu"] for x in rows), 2), "dnc": sorted(dnc),
+            "revenue": _half_up(sum(rate[str(x["tier"])] * 12 * float(x["arpu"]) for x in rows), 2), "dnc": sorted(dnc),
             "decision": _half_up(cost, 2) <= float(P["budget"]), "premise": P["focus"] in {x["account"] for x in rows}}
 
 
@@ -142,10 +143,8 @@ def _plant(rng: random.Random, W: dict[str, Any], T: dt.date, P: dict[str, Any],
     cust, spare = W["cust"], W["spare"]
     b, ob = P["bands"], P["old_bands"]
 
-    def far() -> float:  # an ARPU in Tier A or C under both the current and the archived bands
-        if rng.random() < 0.5:
-            return round(rng.uniform(max(b["A"], ob["A"]) + 5, 160), 2)
-        return round(rng.uniform(18, min(b["B"], ob["B"]) - 3), 2)
+    def far() -> float:  # Tier A under both the current and the archived bands (A is never the commonest offer)
+        return round(rng.uniform(max(b["A"], ob["A"]) + 5, 160), 2)
 
     def new(role: str, *, start_days: int | None = None, end_days: int | None = None,
             arpu: float | None = None) -> str:
@@ -278,6 +277,9 @@ def draw(rng: random.Random, occupation: str, targets: dict[str, bool]) -> Draft
                "declined": True, "band": True, "promise": True, "focus": targets["premise"]}
     if any((a in on) != want_on[r] for a, r in role.items() if r):
         raise DegenerateTask("a planted account missed its determination")
+    offers = [x["offer"] for x in truth["rows"]]
+    if max(set(offers), key=offers.count) == W["promised_code"]:
+        raise DegenerateTask("the top tier's offer is the commonest (a guessed offer column would match it)")
     singles = {s: _solve(P, W, (s,)) for s in SHORTCUTS}
     where = {"boundary_exclusive": ("data", "contracts ending on the 60th day are inside the window"),
              "merge_start": ("data", "a merged account's tenure runs from the original account's start (merge log)"),
