@@ -121,6 +121,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   months, each summons once, excusals by reason code; each week's need from the trials left after the continuance
   orders at the current plan's panel sizes and margin, less returning postponed jurors; summonses by source at its
   yield) as a memo to the presiding judge and a mail-merge csv (court clerks).
+- ``retention.py``: a retention campaign's dialler list (12 months' tenure with merged accounts from the original
+  start, contract end within 60 days inclusive, no offer accepted in 12 months, do-not-contact from the CRM or the
+  suppression file, offer by the current ARPU band) with the 12-month offer cost, expected saves and saved revenue
+  against the offer budget, as a dialler csv and a note (customer service representatives).
 """
 
 from __future__ import annotations
@@ -159,6 +163,7 @@ from .registration import REGISTRATION_VALIDATION
 from .regz import REG_Z_RESCISSION
 from .relnotes import RELEASE_NOTES
 from .reorder import REORDER_POINTS
+from .retention import RETENTION_OFFER_LIST
 from .rmd import RMD_HOUSEHOLD
 from .rtt import RTT_BREACH_LIST
 from .servicedesk import ERLANG_C_STAFFING
@@ -187,6 +192,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH, CDL_RENEWAL, CONCENTRATION_EXCEPTIONS, PPI_ESCALATION,
     TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS, DSMB_ADVERSE_EVENTS, FLSA_OVERTIME, FMLA_ELIGIBILITY,
     JURY_SUMMONS_PLAN,
+    RETENTION_OFFER_LIST,
 )
 
 
