@@ -117,6 +117,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
 - ``fmla.py``: FMLA eligibility of the pending requests (service with the break-in-service rule, 1,250 hours worked
   with USERRA military leave in and PTO out, 50 employees within 75 miles) and the hours left on the rolling-backward
   year, prorated for part-time schedules, as notice facts in a docx and an HRIS csv (human resources specialists).
+- ``doublekey.py``: double-key verification of a keyed batch (field compare after the current spec's normalisation
+  with dates as written, IDs as text and O distinct from 0; errors per keyer against the verified or adjudicated
+  value, agreed-but-wrong fields included; field and Levenshtein character error rates; ANSI/ASQ Z1.4 level II at
+  AQL 1.0 on the lot without voided scans) as a corrected batch csv and a QC memo (data entry keyers).
 """
 
 from __future__ import annotations
@@ -139,6 +143,7 @@ from .decline import DECLINE_CURVE
 from .dfw import DFW_RATES
 from .dmarc import DMARC_REVIEW
 from .dmr import DMR_REVIEW
+from .doublekey import DOUBLE_KEY_VERIFICATION
 from .escalation import PPI_ESCALATION
 from .flsa import FLSA_OVERTIME
 from .fmla import FMLA_ELIGIBILITY
@@ -181,6 +186,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
     SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH, CDL_RENEWAL, CONCENTRATION_EXCEPTIONS, PPI_ESCALATION,
     TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS, DSMB_ADVERSE_EVENTS, FLSA_OVERTIME, FMLA_ELIGIBILITY,
+    DOUBLE_KEY_VERIFICATION,
 )
 
 
