@@ -125,12 +125,12 @@ def recheck(folder: Path, P: dict[str, Any]) -> Facts:
     inlot = set(lot)
     sample = [r["doc_id"].strip() for r in vrows if r["doc_id"].strip() in inlot][:n]
     defects = len([d for d in sample if any(agreed[d, f] != _canon(f, ver[d][f]) for f in FIELDS)])
-    keyers = [{"keyer": k, "fields": t[0], "errors": t[1], "rate": _pct(t[1], t[0]), "edits": t[2], "chars": t[3],
-               "cer": _pct(t[2], t[3])} for k, t in sorted(tally.items())]
+    keyers: list[dict[str, Any]] = [{"keyer": k, "fields": t[0], "errors": t[1], "rate": _pct(t[1], t[0]), "edits": t[2], "chars": t[3],
+                                     "cer": _pct(t[2], t[3])} for k, t in sorted(tally.items())]
     claim = next(x for x in keyers if x["keyer"] == P["claim"])
     return {"lot": len(lot), "voided": len(man) - len(lot), "letter": letter, "n": n, "ac": ac, "re": re,
             "defects": defects, "discrepancies": disc, "fields_compared": len(lot) * len(FIELDS), "keyers": keyers,
-            "batch_rate": _pct(sum(x["errors"] for x in keyers), sum(x["fields"] for x in keyers)),
+            "batch_rate": _pct(sum(t[1] for t in tally.values()), sum(t[0] for t in tally.values())),
             "decision": defects <= ac, "premise": claim["rate"] > P["threshold_pct"], "corrected": corrected}
 
 
