@@ -29,7 +29,7 @@ from typing import Any
 from ...tasks import Rubric
 from ..common import DegenerateTask, fld, llm, rubric
 from ..compose import email_text, meeting_notes, person
-from ..writers import write_csv, write_docx, write_pdf, write_text
+from ..writers import write_csv, write_docx, write_pdf, write_text, write_xlsx
 from . import doublekey_docs as docs
 from .base import Draft, Facts, Workflow, iso, pick_labels, read_rows, write_files
 
@@ -372,9 +372,9 @@ def _files(rng: random.Random, P: dict[str, Any], W: dict[str, Any], dirs: dict[
             body="Saturday overtime is open for the open-enrolment backlog; sign up on the board by Thursday.")),
         f"{dirs['qc']}/history/qc_summary_prior_batches.csv": lambda p: write_csv(
             p, ["batch", "lot_size", "code_letter", "n", "ac", "re", "defectives", "result"], prior),
-        f"{dirs['keying']}/productivity/keystrokes_week.csv": lambda p: write_csv(
-            p, ["keyer_id", "hours", "keystrokes", "kph"],
-            [[k, h, h * v, v] for k in sorted(W["rates"]) for h, v in [(r2.randint(28, 40), r2.randint(8000, 12500))]]),
+        f"{dirs['keying']}/productivity/keystrokes_week.xlsx": lambda p: write_xlsx(p, [(
+            "Keystrokes", ["keyer_id", "hours", "keystrokes", "kph"],
+            [[k, h, h * v, v] for k in sorted(W["rates"]) for h, v in [(r2.randint(28, 40), r2.randint(8000, 12500))]])]),
         f"meetings/{iso(T - dt.timedelta(days=5))}_ops_standup.md": lambda p: write_text(p, meeting_notes(
             r2, topic=f"batch {b} keying", people=[sup, lead, person(r2)], date=iso(T - dt.timedelta(days=5)))),
     }
