@@ -125,6 +125,10 @@ generated workspace of nested folders (``base.py`` says what a workflow is; ``wr
   start, contract end within 60 days inclusive, no offer accepted in 12 months, do-not-contact from the CRM or the
   suppression file, offer by the current ARPU band) with the 12-month offer cost, expected saves and saved revenue
   against the offer budget, as a dialler csv and a note (customer service representatives).
+- ``doublekey.py``: double-key verification of a keyed batch (field compare after the current spec's normalisation
+  with dates as written, IDs as text and O distinct from 0; errors per keyer against the verified or adjudicated
+  value, agreed-but-wrong fields included; field and Levenshtein character error rates; ANSI/ASQ Z1.4 level II at
+  AQL 1.0 on the lot without voided scans) as a corrected batch csv and a QC memo (data entry keyers).
 """
 
 from __future__ import annotations
@@ -147,6 +151,7 @@ from .decline import DECLINE_CURVE
 from .dfw import DFW_RATES
 from .dmarc import DMARC_REVIEW
 from .dmr import DMR_REVIEW
+from .doublekey import DOUBLE_KEY_VERIFICATION
 from .escalation import PPI_ESCALATION
 from .flsa import FLSA_OVERTIME
 from .fmla import FMLA_ELIGIBILITY
@@ -191,8 +196,7 @@ WORKFLOWS: tuple[Workflow, ...] = (
     DATASHEET_VERIFICATION, ANNOTATOR_AGREEMENT, STOP_DISPARITY, SECTOR_RECOVERY, RELEASE_NOTES,
     SIGNIFICANCE_BASELINE, DMARC_REVIEW, LAPTOP_REFRESH, CDL_RENEWAL, CONCENTRATION_EXCEPTIONS, PPI_ESCALATION,
     TENSILE_REPORT, AB_TEST_READOUT, PRISMA_FLOW_COUNTS, DSMB_ADVERSE_EVENTS, FLSA_OVERTIME, FMLA_ELIGIBILITY,
-    JURY_SUMMONS_PLAN,
-    RETENTION_OFFER_LIST,
+    JURY_SUMMONS_PLAN, RETENTION_OFFER_LIST, DOUBLE_KEY_VERIFICATION,
 )
 
 
