@@ -21,7 +21,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 for _var in ("JOBENV_JUDGE_BASE_URL", "JOBENV_JUDGE_API_KEY", "JOBENV_JUDGE_MODEL"):
     os.environ.pop(_var, None)
 
-from tests.support.splits import split, split_stats  # noqa: E402,F401 (session fixtures; after the settings above)
+from tests.support.splits import split, split_rep, split_stats  # noqa: E402,F401 (session fixtures; after the settings above)
 
 # Tests run in two streams, one per pytest-xdist worker (``-n 2`` in pyproject.toml). The side stream holds the
 # tests that mostly wait on pip, the package index and dockerd (Docker image builds, fresh-venv installs, the

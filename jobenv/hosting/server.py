@@ -217,7 +217,10 @@ def serve(config: ServeConfig, *, host: str = "127.0.0.1", port: int = 8080) -> 
         uv.should_exit = True
 
     app = StagedApp(build, log=log, on_failure=stop)
-    uv = uvicorn.Server(uvicorn.Config(app, host=host, port=port, timeout_keep_alive=60, access_log=False))
+    # a stop waits at most 5 s for requests in flight: `docker stop` sends SIGKILL 10 s after SIGTERM, and the
+    # cleanup after uvicorn returns (sessions, temporary folders) must run before that
+    uv = uvicorn.Server(uvicorn.Config(app, host=host, port=port, timeout_keep_alive=60, access_log=False,
+                                       timeout_graceful_shutdown=5))
     uv.run()
     return 2 if failed else 0
 

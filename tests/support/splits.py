@@ -12,7 +12,7 @@ import pytest
 if TYPE_CHECKING:
     from jobenv.synthetic.runner import GenerationStats
 
-__all__ = ["SPLIT_N", "SPLIT_SEED", "split_stats", "split"]
+__all__ = ["SPLIT_N", "SPLIT_SEED", "split_stats", "split", "split_rep"]
 
 SPLIT_N = 40  # all 35 professions, and some workflows twice
 SPLIT_SEED = 0
@@ -33,3 +33,11 @@ def split(tmp_path_factory: pytest.TempPathFactory, split_stats: GenerationStats
 
     root = tmp_path_factory.mktemp("synthetic-split")
     return root, generate(SPLIT_N, SPLIT_SEED, root, stats=split_stats, judgement=False)
+
+
+@pytest.fixture(scope="session")
+def split_rep(split: tuple[Path, list[Path]], split_stats: GenerationStats) -> dict:
+    """The split report of the split, computed once (it runs the blind probes on every task: minutes)."""
+    from jobenv.synthetic.report import split_report
+
+    return split_report(split[1], split_stats)

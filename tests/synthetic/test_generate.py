@@ -17,7 +17,7 @@ from jobenv.judge import make_judge
 from jobenv.synthetic import common
 from jobenv.synthetic.gates import MAX_TASK_BYTES, grade_checks
 from jobenv.synthetic.professions import PROFESSIONS
-from jobenv.synthetic.report import format_report, split_report
+from jobenv.synthetic.report import format_report
 from jobenv.synthetic.runner import MANIFEST, generate
 
 from .conftest import RUN_SEED, SPLIT_N, SPLIT_SEED, one_per_family
@@ -62,9 +62,8 @@ def test_split_layout_and_provenance(split, split_tasks, split_stats):
     assert {".csv", ".docx", ".xlsx"} <= {p.suffix for p in files}
 
 
-def test_report_figures(split, split_stats):
-    _, paths = split
-    rep = split_report(paths, split_stats)
+def test_report_figures(split_rep):
+    rep = split_rep
     assert rep["tasks"] == SPLIT_N and rep["distinct_graded_facts"] == SPLIT_N
     assert 0.4 <= rep["premise_holds_share"] <= 0.6 and 0.4 <= rep["decision_positive_share"] <= 0.6
     repeated = [f for f, n in rep["families"].items() if n >= 2]  # similarity is within a family

@@ -14,7 +14,6 @@ import json
 import pytest
 
 from jobenv.synthetic.gates import grade_checks
-from jobenv.synthetic.report import split_report
 from jobenv.synthetic.workflows import WORKFLOWS
 from jobenv.synthetic.workflows.write import solver_module
 from jobenv.tasks import load_task_dir
@@ -24,9 +23,8 @@ from .conftest import SPLIT_N
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]  # the split is drawn in the first test's setup
 
 
-def test_coverage_balance_and_variety(split, split_stats):
-    _, paths = split
-    rep = split_report(paths, split_stats)
+def test_coverage_balance_and_variety(split_rep):
+    rep = split_rep
     assert rep["tasks"] == SPLIT_N and len(rep["professions"]) == 35 and len(rep["families"]) >= 25
     assert 0.4 <= rep["premise_holds_share"] <= 0.6 and 0.4 <= rep["decision_positive_share"] <= 0.6
     # a workflow's request is its profession's form (the same report lines each month), measured at medians of

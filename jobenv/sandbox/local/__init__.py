@@ -494,7 +494,7 @@ class LocalSandbox(Sandbox):
                 self._stdin.write(kind + len(data).to_bytes(8, "big") + data)
                 self._stdin.flush()
             except OSError as exc:
-                raise self._died(f"the sandbox is gone (cannot send the command: {exc.strerror})") from None
+                raise self._died(f"the sandbox died (cannot send the command: {exc.strerror}); start a new one") from None
             try:
                 finished, _ = await asyncio.wait({done}, timeout=t)
             except asyncio.CancelledError:
