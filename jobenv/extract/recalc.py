@@ -120,7 +120,7 @@ def recalculate(path: Path | str, *, engine: str | None = None, formula_cells: d
             _cache.move_to_end(key)
             return hit
     t0 = time.perf_counter()
-    result = _run(path, name, formula_cells)
+    result = _run(path, name, formula_cells, digest)
     result.seconds = round(time.perf_counter() - t0, 3)
     with _cache_lock:
         _cache[key] = result
@@ -129,7 +129,7 @@ def recalculate(path: Path | str, *, engine: str | None = None, formula_cells: d
     return result
 
 
-def _run(path: Path, name: str, formula_cells: dict[str, list[str]] | None) -> Recalculation:
+def _run(path: Path, name: str, formula_cells: dict[str, list[str]] | None, digest: str) -> Recalculation:
     if name == "none":
         return Recalculation("none", "none", note="recalculation switched off")
     if name == "formulas":
@@ -137,7 +137,7 @@ def _run(path: Path, name: str, formula_cells: dict[str, list[str]] | None) -> R
     if soffice_path():
         # no fall-back when LibreOffice is there but cannot load the workbook: the other engine reads
         # differently (a workbook LibreOffice refuses is said to be refused, not quietly read another way)
-        return _libreoffice(path, formula_cells)
+        return _libreoffice(path, formula_cells, digest)
     missing = "LibreOffice (soffice) is not installed"
     if name == "libreoffice":
         return Recalculation("none", "none", note=missing)
@@ -280,15 +280,15 @@ def recalculate_batch(paths: list[str]) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _libreoffice(path: Path, formula_cells: dict[str, list[str]] | None) -> Recalculation:
+def _libreoffice(path: Path, formula_cells: dict[str, list[str]] | None, digest: str) -> Recalculation:
+    """``path`` recalculated by LibreOffice (``digest``: its content's, as :func:`recalculate` keyed it), or the copy
+    a batch run kept for that content."""
     soffice = soffice_path()
     if soffice is None:
         return Recalculation("none", "none", note="LibreOffice (soffice) is not installed")
     label = _libreoffice_label(soffice)
     tmp = tempfile.mkdtemp(prefix="jobenv-lo-")
     try:
-        data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
         with _cache_lock:
             done = _converted.get(digest)
         if done is None:

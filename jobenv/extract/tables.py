@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Uncomputed", "read_tables", "docx_lines", "recalculate_ahead", "JOBS"]
+from .recalc import recalculate_batch
+
+__all__ = ["Uncomputed", "read_tables", "docx_lines", "JOBS"]
 
 
 @dataclass(frozen=True)
@@ -118,14 +120,6 @@ def read_tables(path: Path) -> list[tuple[str, list[list[Any]]]] | str:
     return "not a table file (csv, tsv, xlsx, xls)"
 
 
-def recalculate_ahead(paths: list[str]) -> int:
-    """Recalculate several workbooks in one engine run so the worker's next readings of them are cached
-    (:func:`jobenv.extract.recalc.recalculate_batch`); how many were recalculated."""
-    from .recalc import recalculate_batch
-
-    return recalculate_batch(paths)
-
-
 JOBS: dict[str, Callable[..., Any]] = {"tables": read_tables, "docx_lines": docx_lines,
-                                       "recalculate_ahead": recalculate_ahead}
+                                       "recalculate_batch": recalculate_batch}
 """The jobs a caller may run in a worker, by name (nothing else runs there)."""

@@ -491,5 +491,5 @@ def recalculate_ahead(*folders: Path) -> int:
     many were recalculated (0 without LibreOffice, or when a budget stopped the run)."""
     paths = sorted(str(p) for f in folders for p in Path(f).rglob("*")
                    if p.suffix.lower() in (".xlsx", ".xlsm") and p.is_file() and not p.is_symlink())
-    done = extraction_service().call_sync("recalculate_ahead", paths) if paths else 0
+    done = extraction_service().call_sync("recalculate_batch", paths) if paths else 0
     return done if isinstance(done, int) else 0
